@@ -1,0 +1,27 @@
+// Package tagenc packs CasperII's routing information into MPI tags.
+//
+// When a ghost process reposts an application's Isend or Irecv on an
+// internal communicator, the internal tag carries, besides the user's tag,
+// the offsets of the sending and receiving users among the users of their
+// ghosts, so that two users sharing a ghost are never confused, as senders
+// or as receivers. A Layout describes how those fields share the bits below
+// the MPI implementation's MPI_TAG_UB; from high to low bits:
+//
+//	[ flags | ctx | src offset | dst offset | user tag ]
+//
+// The fields are:
+//
+//   - flags (FlagBits = 2): protocol bits whose meaning is the caller's
+//     (FlagSync, FlagAck are named for readability).
+//   - ctx: a context number, so that several user communicators can share
+//     one internal communicator.
+//   - src offset, dst offset: ceil(log2(users per ghost)) bits each, none
+//     when every ghost serves a single user.
+//   - user tag: at least 15 bits, so the bound exposed to the application
+//     as its MPI_TAG_UB, ExposedTagUB, is always >= 32767 as MPI requires.
+//
+// Every tag Encode returns lies in [0, MPI_TAG_UB]. Encode and Decode are
+// exact inverses: Decode(Encode(f)) == f for every valid f, so distinct
+// Fields always give distinct tags. A C fast path can mirror Encode with
+// the plain numbers of Layout.Shifts.
+package tagenc
