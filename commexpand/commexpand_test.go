@@ -1,0 +1,205 @@
+package commexpand
+
+import (
+	"testing"
+
+	"github.com/casperii/casperii/info"
+	"github.com/stretchr/testify/require"
+)
+
+// twoNodes is 2 nodes x (1 ghost + 2 users): ranks 0 and 3 are ghosts.
+func twoNodes(t *testing.T) *Layout {
+	l, err := NewLayout([]int32{-1, 0, 0, -1, 3, 3})
+	require.NoError(t, err)
+	return l
+}
+
+func TestLayout(t *testing.T) {
+	l := twoNodes(t)
+	require.Equal(t, 6, l.Size())
+	require.True(t, l.IsGhost(3))
+	require.Equal(t, 3, l.GhostOf(5))
+	require.Equal(t, []int32{4, 5}, l.UsersOf(3))
+	require.Equal(t, 2, l.MaxUsersPerGhost())
+
+	_, err := NewLayout([]int32{-1, 2, -1, 1})
+	require.ErrorContains(t, err, "not a ghost")
+	_, err = NewLayout([]int32{-1, 7})
+	require.ErrorContains(t, err, "not a world rank")
+}
+
+func TestMembersLocalOffsets(t *testing.T) {
+	l := twoNodes(t)
+	// A communicator ordered 5, 1, 4 (comm ranks 0, 1, 2).
+	m, err := l.Members([]int32{5, 1, 4})
+	require.NoError(t, err)
+	require.Equal(t, []int32{3, 0, 3}, m.Ghost)
+	require.Equal(t, []int32{1, 0, 0}, m.Offset, "offsets are dense per ghost, by world rank")
+	require.Equal(t, 2, m.K)
+
+	// A row communicator with one user per ghost: offset 0 everywhere.
+	m, err = l.Members([]int32{2, 5})
+	require.NoError(t, err)
+	require.Equal(t, []int32{0, 0}, m.Offset)
+	require.Equal(t, 1, m.K)
+
+	_, err = l.Members([]int32{1, 3})
+	require.ErrorContains(t, err, "a ghost")
+	_, err = l.Members([]int32{1, 1})
+	require.ErrorContains(t, err, "twice")
+	_, err = l.Members([]int32{9})
+	require.ErrorContains(t, err, "outside")
+}
+
+// reduce ANDs the members' words, as Allreduce(MPI_BAND) does.
+func reduce(ws ...[]uint64) []uint64 {
+	out := append([]uint64(nil), ws[0]...)
+	for _, w := range ws[1:] {
+		for i := range out {
+			out[i] &= w[i]
+		}
+	}
+	return out
+}
+
+func ok(a info.Algorithm) Proposal { return Proposal{HintsValid: true, Quiet: true, Algorithm: a} }
+
+func TestDecideAlgorithms(t *testing.T) {
+	l := twoNodes(t)
+	m, err := l.Members([]int32{1, 2, 4, 5})
+	require.NoError(t, err)
+	opt := DecideOptions{TagSpace: true}
+
+	p := NewPool(8, 4)
+	pl, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, info.TagEncoding, pl.Algorithm)
+	require.Equal(t, []int{0}, pl.Slots)
+	require.Equal(t, 0, pl.Ctx)
+	require.Equal(t, 3, p.FreeContexts())
+
+	pl2, err := p.Decide(p.Words(ok(info.GhostMatch)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, pl2.Ctx, "a second tag-encoded communicator gets the next context")
+
+	dup, err := p.Decide(p.Words(ok(info.Duplication)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2, 3, 4}, dup.Slots, "K=2: one slot per (src, dst) pair")
+	require.Equal(t, 3, dup.Slot(1, 0), "src 1 -> dst 0")
+	require.Equal(t, 4, p.FreeDupSlots())
+
+	src, err := p.Decide(p.Words(ok(info.DuplicationSrc)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, []int{5, 6}, src.Slots, "one slot per destination offset")
+	require.Equal(t, 6, src.Slot(0, 1))
+
+	p.Release(&dup)
+	require.Equal(t, 6, p.FreeDupSlots())
+	p.Release(&pl)
+	require.Equal(t, 3, p.FreeContexts())
+}
+
+func TestDecideAgreesAcrossMembers(t *testing.T) {
+	l := twoNodes(t)
+	all, _ := l.Members([]int32{1, 2, 4, 5})
+	pair, _ := l.Members([]int32{1, 4})
+	opt := DecideOptions{TagSpace: true}
+	pools := []*Pool{NewPool(4, 4), NewPool(4, 4), NewPool(4, 4), NewPool(4, 4)}
+
+	// Ranks 1 and 4 first build a communicator of their own: its context
+	// and slot are taken on them only.
+	w := reduce(pools[0].Words(ok(info.GhostMatch)), pools[2].Words(ok(info.GhostMatch)))
+	for _, i := range []int{0, 2} {
+		pl, err := pools[i].Decide(w, pair, opt, nil)
+		require.NoError(t, err)
+		require.Equal(t, 0, pl.Ctx)
+	}
+	// Then all four build one: the AND skips context 0, on every member.
+	var ws [][]uint64
+	for _, p := range pools {
+		ws = append(ws, p.Words(ok(info.TagEncoding)))
+	}
+	w = reduce(ws...)
+	for _, p := range pools {
+		pl, err := p.Decide(w, all, opt, nil)
+		require.NoError(t, err)
+		require.Equal(t, info.TagEncoding, pl.Algorithm)
+		require.Equal(t, 1, pl.Ctx, "context 0 is busy on two members")
+	}
+}
+
+func TestDecideFallsBackToNoOffload(t *testing.T) {
+	l := twoNodes(t)
+	m, _ := l.Members([]int32{1, 2, 4, 5})
+	opt := DecideOptions{TagSpace: true}
+	p, q := NewPool(2, 1), NewPool(2, 1)
+
+	pl, err := p.Decide(reduce(p.Words(ok(info.TagEncoding)), q.Words(ok(info.Duplication))), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, info.NoOffload, pl.Algorithm)
+	require.Contains(t, pl.Reason, "disagree")
+
+	bad := Proposal{HintsValid: false, Quiet: true, Algorithm: info.TagEncoding}
+	pl, err = p.Decide(reduce(p.Words(ok(info.TagEncoding)), q.Words(bad)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, info.NoOffload, pl.Algorithm)
+	require.Contains(t, pl.Reason, "invalid hint")
+
+	pl, err = p.Decide(p.Words(ok(info.Duplication)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, info.NoOffload, pl.Algorithm, "K=2 needs 4 slots, the pool has 2")
+	require.Contains(t, pl.Reason, "CSP_COMM_POOL")
+	require.Equal(t, 2, p.FreeDupSlots(), "nothing taken")
+
+	pl, err = p.Decide(p.Words(ok(info.TagEncoding)), m, DecideOptions{TagSpace: false}, nil)
+	require.NoError(t, err)
+	require.Equal(t, info.NoOffload, pl.Algorithm)
+
+	_, err = p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
+	require.NoError(t, err)
+	pl, err = p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, info.NoOffload, pl.Algorithm, "the only context is taken")
+	require.Contains(t, pl.Reason, "contexts")
+
+	_, err = p.Decide([]uint64{1}, m, opt, nil)
+	require.Error(t, err)
+}
+
+func TestDecideReplace(t *testing.T) {
+	l := twoNodes(t)
+	m, _ := l.Members([]int32{1, 4})
+	opt := DecideOptions{TagSpace: true}
+	p := NewPool(2, 2)
+	old, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
+	require.NoError(t, err)
+
+	same, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, &old)
+	require.NoError(t, err)
+	require.Equal(t, old.Ctx, same.Ctx, "unchanged hints keep the plan")
+
+	busy := Proposal{HintsValid: true, Quiet: false, Algorithm: info.Duplication}
+	kept, err := p.Decide(p.Words(busy), m, opt, &old)
+	require.ErrorIs(t, err, ErrPending)
+	require.Equal(t, old.Algorithm, kept.Algorithm)
+	require.Equal(t, 1, p.FreeContexts(), "nothing released")
+
+	nw, err := p.Decide(p.Words(ok(info.Duplication)), m, opt, &old)
+	require.NoError(t, err)
+	require.Equal(t, info.Duplication, nw.Algorithm)
+	require.Equal(t, 2, p.FreeContexts(), "old context released")
+	require.Equal(t, 1, p.FreeDupSlots())
+}
+
+func TestBitmap(t *testing.T) {
+	b := newBitmap(130)
+	for _, i := range []int{3, 64, 129} {
+		b.set(i)
+	}
+	require.Equal(t, []int{3, 64}, b.lowest(2))
+	require.Nil(t, b.lowest(4))
+	b.clear(64)
+	require.Equal(t, 2, b.count())
+	require.True(t, b.has(129))
+	require.False(t, b.has(500))
+}
