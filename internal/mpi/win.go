@@ -1,0 +1,54 @@
+package mpi
+
+/*
+#include "cspmpi.h"
+*/
+import "C"
+
+import "unsafe"
+
+// AllocMem allocates size bytes with MPI_Alloc_mem; release with FreeMem.
+// The memory is C memory, usable for nonblocking calls.
+func AllocMem(size int, info Info) (unsafe.Pointer, error) {
+	r := C.cspmpi_alloc_mem(C.longlong(size), info.h)
+	return r.p, errOf(r.rc, "MPI_Alloc_mem")
+}
+
+// FreeMem frees memory from AllocMem.
+func FreeMem(p unsafe.Pointer) error {
+	return errOf(C.PMPI_Free_mem(p), "MPI_Free_mem")
+}
+
+// WinAllocateShared allocates a shared-memory window of size bytes per
+// process over comm (whose processes must share memory) and returns it with
+// the local segment's base address.
+func WinAllocateShared(size int, dispUnit int, info Info, comm Comm) (Win, unsafe.Pointer, error) {
+	r := C.cspmpi_win_allocate_shared(C.longlong(size), C.int(dispUnit), info.h, comm.h)
+	if r.rc != C.MPI_SUCCESS {
+		return WinNull, nil, newError(int(r.rc), "MPI_Win_allocate_shared")
+	}
+	return Win{C.MPI_Win(r.v)}, r.p, nil
+}
+
+// SharedQuery returns the size, displacement unit and base address of rank's
+// segment of a shared window (rank ProcNull: the first non-empty segment).
+func (w Win) SharedQuery(rank int) (size, dispUnit int, base unsafe.Pointer, err error) {
+	r := C.cspmpi_win_shared_query(w.h, C.int(rank))
+	if r.rc != C.MPI_SUCCESS {
+		return 0, 0, nil, newError(int(r.rc), "MPI_Win_shared_query")
+	}
+	return int(r.a), int(r.v), r.p, nil
+}
+
+// GetInfo returns a new info object with w's hints; free it with Info.Free.
+func (w Win) GetInfo() (Info, error) {
+	r := C.cspmpi_win_get_info(w.h)
+	return Info{C.MPI_Info(r.v)}, errOf(r.rc, "MPI_Win_get_info")
+}
+
+// Free frees the window (collective) and sets *w to WinNull.
+func (w *Win) Free() error {
+	r := C.cspmpi_win_free(w.h)
+	w.h = C.MPI_Win(r.v)
+	return errOf(r.rc, "MPI_Win_free")
+}
