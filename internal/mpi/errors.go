@@ -156,3 +156,12 @@ func (e *Errhandler) Free() error {
 	e.h = C.MPI_Errhandler(r.v)
 	return errOf(r.rc, "MPI_Errhandler_free")
 }
+
+// CodeError turns an MPI return code from C code of the runtime into an
+// error (nil for MPI_SUCCESS), with fn naming the MPI function.
+func CodeError(code int, fn string) error {
+	if code == Success {
+		return nil
+	}
+	return newError(code, fn)
+}

@@ -1,0 +1,210 @@
+package casperii
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/internal/user"
+)
+
+// HintError is an invalid CasperII hint: MPI_ERR_INFO_VALUE with a message
+// naming the key, the value and the accepted values.
+type HintError struct{ Err error }
+
+func (e *HintError) Error() string { return "CasperII: " + e.Err.Error() }
+func (e *HintError) Unwrap() error { return e.Err }
+
+// PendingError is a hint change refused because offloaded operations are
+// still pending on the communicator (MPI_ERR_PENDING).
+type PendingError struct{}
+
+func (PendingError) Error() string {
+	return "CasperII: MPI_Comm_set_info cannot change wildcard_used or async_config while offloaded operations are pending on the communicator; complete them first"
+}
+
+// algorithm applies the environment's defaults to a communicator's hints.
+func (r *runtime) algorithm(h info.Hints) info.Algorithm {
+	if _, set := h.AsyncConfig(); !set && !r.cfg.AsyncOn {
+		return info.NoOffload
+	}
+	return h.Algorithm(r.policy)
+}
+
+// parseHints reads the CasperII hints of an MPI info object.
+func parseHints(inf mpi.Info) (info.Hints, error) {
+	if inf.IsNull() {
+		return info.Hints{}, nil
+	}
+	h, err := info.Parse(inf)
+	if err != nil {
+		return info.Hints{}, &HintError{err}
+	}
+	return h, nil
+}
+
+// hintsOf returns the hints recorded for comm (none for unknown ones).
+func (r *runtime) hintsOf(comm mpi.Comm) info.Hints {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.comms[comm.Raw()]; st != nil {
+		return st.hints
+	}
+	return info.Hints{}
+}
+
+// commCreated plans a communicator just created from parent: it inherits
+// parent's CasperII hints (as in Casper), overridden by the constructor's
+// info argument (MPI_INFO_NULL when it has none). Collective over newcomm.
+func (r *runtime) commCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
+	if r == nil || r.role != RoleUser || newcomm.IsNull() {
+		return nil
+	}
+	h, herr := parseHints(inf)
+	return r.expand(newcomm, h.Inherit(r.hintsOf(parent)), herr, false)
+}
+
+// commSetInfo applies MPI_Comm_set_info's hints to comm itself (and, by
+// inheritance, to communicators created from it later).
+func (r *runtime) commSetInfo(comm mpi.Comm, inf mpi.Info) error {
+	if r == nil || r.role != RoleUser {
+		return nil
+	}
+	h, herr := parseHints(inf)
+	return r.expand(comm, h.Inherit(r.hintsOf(comm)), herr, true)
+}
+
+// commInfoPairs returns the CasperII hints to report in MPI_Comm_get_info:
+// the effective values for comm.
+func (r *runtime) commInfoPairs(comm mpi.Comm) [][2]string {
+	if r == nil || r.role != RoleUser {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.comms[comm.Raw()]
+	if st == nil {
+		return nil
+	}
+	return st.hints.Pairs()
+}
+
+// commFreed forgets comm (MPI_Comm_free). Its slots return to the pool
+// once its pending offloaded operations have finished.
+func (r *runtime) commFreed(comm mpi.Comm) {
+	if r == nil || r.role != RoleUser {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.comms[comm.Raw()]
+	if st == nil {
+		return
+	}
+	delete(r.comms, comm.Raw())
+	r.zombies = append(r.zombies, zombie{entry: user.Detach(comm), plan: st.plan})
+	r.reapZombies()
+}
+
+// zombie is a freed communicator whose operations are still pending.
+type zombie struct {
+	entry user.Entry
+	plan  commexpand.Plan
+}
+
+// reapZombies releases the slots of freed communicators whose operations
+// have all finished. Called with r.mu held.
+func (r *runtime) reapZombies() {
+	kept := r.zombies[:0]
+	for _, z := range r.zombies {
+		if z.entry.Pending() {
+			kept = append(kept, z)
+			continue
+		}
+		z.entry.Release()
+		r.slots.Release(&z.plan)
+	}
+	r.zombies = kept
+}
+
+// expand plans comm: one Allreduce(BAND) over comm agrees on the algorithm
+// and the internal resources, then the fast path's entry is installed.
+// replace: comm already has a plan (MPI_Comm_set_info).
+func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, replace bool) error {
+	rank, err := comm.Rank()
+	if err != nil {
+		return err
+	}
+	size, _ := comm.Size()
+	if inter, _ := comm.TestInter(); inter {
+		r.store(comm, &commState{hints: h, rank: rank})
+		return herr
+	}
+	grp, err := comm.Group()
+	if err != nil {
+		return err
+	}
+	all := make([]int, size)
+	for i := range all {
+		all[i] = i
+	}
+	wr, err := grp.TranslateRanks(all, r.worldGrp)
+	grp.Free()
+	if err != nil {
+		return err
+	}
+	w32 := make([]int32, size)
+	for i, w := range wr {
+		w32[i] = int32(w)
+	}
+	members, err := r.layout.Members(w32)
+	if err != nil {
+		return fmt.Errorf("CasperII: planning a communicator: %w", err)
+	}
+	alg := r.algorithm(h)
+	r.mu.Lock()
+	r.reapZombies()
+	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Quiet: !user.Pending(comm), Algorithm: alg})
+	r.mu.Unlock()
+	out := make([]uint64, len(words))
+	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	var old *commexpand.Plan
+	if prev := r.comms[comm.Raw()]; replace && prev != nil {
+		old = &prev.plan
+	}
+	plan, derr := r.slots.Decide(out, members, commexpand.DecideOptions{TagSpace: r.tags != nil}, old)
+	r.mu.Unlock()
+	if errors.Is(derr, commexpand.ErrPending) {
+		return PendingError{}
+	}
+	if derr != nil {
+		return derr
+	}
+	regist, _ := h.ShmbufRegist()
+	if err := user.SetComm(comm, rank, &plan, regist); err != nil {
+		return err
+	}
+	r.store(comm, &commState{hints: h, plan: plan, rank: rank})
+	if rank == 0 {
+		if plan.Reason != "" && alg.Offloaded() {
+			r.verbosef(1, "communicator %#x (%d ranks) not offloaded: %s", uint32(comm.Raw()), size, plan.Reason)
+		}
+		r.verbosef(2, "communicator %#x (%d ranks): %v, slots %v, context %d, %d members per ghost",
+			uint32(comm.Raw()), size, plan.Algorithm, plan.Slots, plan.Ctx, plan.Members.K)
+	}
+	if v, set := h.OffloadMinMsgsz(); set && rank == 0 {
+		r.verbosef(1, "offload_min_msgsz=%d ignored: offload is decided per communicator, never per message", v)
+	}
+	return herr
+}
+
+func (r *runtime) store(comm mpi.Comm, st *commState) {
+	r.mu.Lock()
+	r.comms[comm.Raw()] = st
+	r.mu.Unlock()
+}

@@ -1,0 +1,135 @@
+package casperii
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is the runtime configuration, read from the environment at
+// MPI_Init. The names are Casper's where Casper has them, so an application
+// tuned for Casper runs unchanged.
+type Config struct {
+	NG          int  // CSP_NG: ghosts per node; 0 = pass-through
+	NodeSize    int  // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
+	PT2PT       bool // CSP_ASYNC_MODE includes pt2pt (the default)
+	AsyncOn     bool // CSP_ASYNC_CONFIG=on (default) | off
+	Verbose     int  // CSP_VERBOSE: 0 off, 1 warnings and configuration, 2+ more
+	Stats       bool // CSP_STATS=1: print per-user counters at MPI_Finalize
+	Cells       int  // CSP_OFFLOAD_SHMQ_NCELLS: post cells per user
+	CommPool    int  // CSP_COMM_POOL: internal communicators for duplication (0 = automatic)
+	ArenaShift  int  // CSP_HEAP_ARENA: log2 of a heap arena
+	MinMsgsz    int64
+	MinMsgsSet  bool // CSP_OFFLOAD_MIN_MSGSZ was given (ignored, reported)
+	SpinIters   int  // CSP_WAIT_SPIN: busy polls before a waiting user yields
+	YieldIters  int  // CSP_WAIT_YIELD: yields before it sleeps
+	SleepUS     int  // CSP_WAIT_SLEEP_US: sleep timeout while waiting
+	AnySrcOff   bool // CSP_ANYSRC_OFFLOAD=0: keep the paper's behaviour, any_src not offloaded
+	WorldHints  string
+	WorldHintsS bool
+}
+
+// ConfigError is a bad environment variable.
+type ConfigError struct {
+	Var, Value, Want string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("CasperII: %s=%q is not valid; %s", e.Var, e.Value, e.Want)
+}
+
+// ReadConfig reads the configuration from the environment.
+func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
+
+func readConfig(getenv func(string) string) (Config, error) {
+	c := Config{NG: 1, PT2PT: true, AsyncOn: true, Cells: 1024, ArenaShift: 26,
+		SpinIters: 4000, YieldIters: 200, SleepUS: 500}
+	intVar := func(name string, dst *int, lo, hi int, want string) error {
+		v := strings.TrimSpace(getenv(name))
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return &ConfigError{name, v, want}
+		}
+		*dst = n
+		return nil
+	}
+	for _, f := range []func() error{
+		func() error { return intVar("CSP_NG", &c.NG, 0, 1<<20, "use a number of ghosts per node >= 0 (0 turns offload off)") },
+		func() error { return intVar("CSP_NODE_SIZE", &c.NodeSize, 1, 1<<20, "use the number of consecutive ranks per virtual node, >= 1") },
+		func() error { return intVar("CSP_OFFLOAD_SHMQ_NCELLS", &c.Cells, 16, 1<<16, "use a cell count between 16 and 65536") },
+		func() error { return intVar("CSP_COMM_POOL", &c.CommPool, 0, 1024, "use a number of internal communicators between 0 (automatic) and 1024") },
+		func() error { return intVar("CSP_HEAP_ARENA", &c.ArenaShift, 20, 34, "use log2 of the arena size, 20 (1 MiB) to 34 (16 GiB)") },
+		func() error { return intVar("CSP_WAIT_SPIN", &c.SpinIters, 1, 1<<30, "use a positive number of polls") },
+		func() error { return intVar("CSP_WAIT_YIELD", &c.YieldIters, 0, 1<<30, "use a number of yields >= 0") },
+		func() error { return intVar("CSP_WAIT_SLEEP_US", &c.SleepUS, 10, 1000000, "use a sleep between 10 and 1000000 microseconds") },
+	} {
+		if err := f(); err != nil {
+			return c, err
+		}
+	}
+	if v := strings.TrimSpace(getenv("CSP_ASYNC_MODE")); v != "" {
+		c.PT2PT = false
+		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == '|' || r == ',' || r == ';' }) {
+			switch strings.TrimSpace(part) {
+			case "pt2pt":
+				c.PT2PT = true
+			case "rma":
+			default:
+				return c, &ConfigError{"CSP_ASYNC_MODE", v, "use pt2pt or rma|pt2pt"}
+			}
+		}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_ASYNC_CONFIG")); v {
+	case "", "on":
+	case "off":
+		c.AsyncOn = false
+	default:
+		return c, &ConfigError{"CSP_ASYNC_CONFIG", v, "use on or off"}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_VERBOSE")); {
+	case v == "" || v == "0":
+	case v == "1" || v == "y" || v == "Y" || v == "yes":
+		c.Verbose = 1
+	case v == "2" || v == "3" || v == "4":
+		c.Verbose, _ = strconv.Atoi(v)
+	default: // Casper's named levels: err, warn, conf_g, conf_comm, info
+		c.Verbose = 1
+		if strings.Contains(v, "info") || strings.Contains(v, "conf") {
+			c.Verbose = 2
+		}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_STATS")); v {
+	case "", "0", "no", "false":
+	case "1", "yes", "true":
+		c.Stats = true
+	default:
+		return c, &ConfigError{"CSP_STATS", v, "use 1 or 0"}
+	}
+	if v := strings.TrimSpace(getenv("CSP_OFFLOAD_MIN_MSGSZ")); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return c, &ConfigError{"CSP_OFFLOAD_MIN_MSGSZ", v, "use a byte count >= 0"}
+		}
+		c.MinMsgsz, c.MinMsgsSet = n, true
+	}
+	switch v := strings.TrimSpace(getenv("CSP_ANYSRC_OFFLOAD")); v {
+	case "", "1", "on":
+	case "0", "off":
+		c.AnySrcOff = true
+	default:
+		return c, &ConfigError{"CSP_ANYSRC_OFFLOAD", v, "use 1 or 0"}
+	}
+	if v, ok := lookup(getenv, "CSP_WORLD_HINTS"); ok {
+		c.WorldHints, c.WorldHintsS = v, true
+	}
+	return c, nil
+}
+
+func lookup(getenv func(string) string, k string) (string, bool) {
+	v := getenv(k)
+	return v, v != ""
+}

@@ -1,0 +1,405 @@
+package casperii
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/internal/channel"
+	"github.com/casperii/casperii/internal/ghost"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/internal/shm"
+	"github.com/casperii/casperii/internal/user"
+	"github.com/casperii/casperii/tagenc"
+)
+
+// Role is what a process is in a CasperII job.
+type Role int
+
+const (
+	RoleUser        Role = iota // an application process served by a ghost
+	RoleGhost                   // a ghost (never returns from Init)
+	RolePassThrough             // CSP_NG=0 or offload off: plain MPI
+)
+
+// runtime is the process-wide state built by Init.
+type runtime struct {
+	cfg       Config
+	role      Role
+	provided  int
+	wrank     int
+	wsize     int
+	userWorld mpi.Comm
+	node      mpi.Comm
+	layout    *commexpand.Layout
+	pool      []mpi.Comm
+	slots     *commexpand.Pool
+	tags      *tagenc.Layout
+	mpiTagUB  int
+	exposedUB int
+	policy    info.Policy
+	worldGrp  mpi.Group
+	ch        *channel.User
+	gctl      *channel.Ghost
+	myGhost   int
+
+	mu      sync.Mutex
+	comms   map[int32]*commState
+	zombies []zombie
+}
+
+// commState is what the runtime keeps per user communicator.
+type commState struct {
+	hints info.Hints
+	plan  commexpand.Plan
+	rank  int
+}
+
+var rt *runtime
+
+// InitError is a configuration that cannot run, reported identically on
+// every process of the job.
+type InitError struct{ Msg string }
+
+func (e *InitError) Error() string { return e.Msg }
+
+func (r *runtime) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "casperii: "+format+"\n", args...)
+}
+
+func (r *runtime) verbosef(level int, format string, args ...any) {
+	if r.cfg.Verbose >= level {
+		r.logf(format, args...)
+	}
+}
+
+// initRuntime initializes MPI and CasperII. A ghost never returns: it
+// serves its users and exits when they have all finalized.
+func initRuntime(required int) (int, error) {
+	if rt != nil {
+		return 0, errors.New("CasperII: MPI is already initialized")
+	}
+	cfg, cfgErr := ReadConfig()
+	provided, err := mpi.InitThread(required)
+	if err != nil {
+		return provided, err
+	}
+	r := &runtime{cfg: cfg, provided: provided, comms: map[int32]*commState{}}
+	rt = r
+	if r.wrank, err = mpi.CommWorld.Rank(); err != nil {
+		return provided, err
+	}
+	if r.wsize, err = mpi.CommWorld.Size(); err != nil {
+		return provided, err
+	}
+	if r.mpiTagUB, err = mpi.CommWorld.TagUB(); err != nil {
+		return provided, err
+	}
+	r.exposedUB = r.mpiTagUB
+	local := ""
+	if cfgErr != nil {
+		local = cfgErr.Error()
+	}
+	if err := r.agree(mpi.CommWorld, local); err != nil {
+		return provided, err
+	}
+	if cfg.NG == 0 || !cfg.PT2PT {
+		r.role = RolePassThrough
+		r.userWorld = mpi.CommWorld
+		if !cfg.PT2PT {
+			r.verbosef(1, "CSP_ASYNC_MODE without pt2pt: point-to-point offload is off")
+		}
+		return provided, nil
+	}
+	if err := r.setupLayout(); err != nil {
+		return provided, err
+	}
+	if err := r.setupPool(); err != nil {
+		return provided, err
+	}
+	if err := r.setupChannels(); err != nil {
+		return provided, err
+	}
+	if r.role == RoleGhost {
+		r.runGhost() // does not return
+	}
+	if err := r.startUser(); err != nil {
+		return provided, err
+	}
+	return provided, nil
+}
+
+// agree makes an error found on some processes fail Init on all of them:
+// the lowest such rank prints its message, the others point at it.
+func (r *runtime) agree(comm mpi.Comm, local string) error {
+	mine := []int32{int32(r.wsize)}
+	if local != "" {
+		mine[0] = int32(r.wrank)
+	}
+	out := []int32{0}
+	if err := mpi.AllreduceInt32s(comm, mine, out, mpi.OpMin); err != nil {
+		return err
+	}
+	switch {
+	case out[0] == int32(r.wsize):
+		return nil
+	case out[0] == int32(r.wrank):
+		r.logf("%s", local)
+		return &InitError{local}
+	}
+	return &InitError{fmt.Sprintf("CasperII: initialization failed on rank %d (its message says why)", out[0])}
+}
+
+// setupLayout splits the world into nodes, picks the ghosts and binds
+// every user to one ghost.
+func (r *runtime) setupLayout() error {
+	world := mpi.CommWorld
+	node, err := world.SplitType(mpi.CommTypeShared, r.wrank, mpi.InfoNull)
+	if err != nil {
+		return err
+	}
+	hostSize, _ := node.Size()
+	problem := ""
+	if k := r.cfg.NodeSize; k > 0 {
+		if hostSize%k != 0 {
+			problem = fmt.Sprintf("CasperII: CSP_NODE_SIZE=%d does not divide the %d processes on this host; use a divisor of %d", k, hostSize, hostSize)
+		}
+		lr, _ := node.Rank()
+		vnode, err := node.Split(lr/k, lr)
+		if err != nil {
+			return err
+		}
+		node.Free()
+		node = vnode
+	}
+	r.node = node
+	lrank, _ := node.Rank()
+	lsize, _ := node.Size()
+	ng := r.cfg.NG
+	if problem == "" && ng >= lsize {
+		problem = fmt.Sprintf("CasperII: CSP_NG=%d leaves no user among the %d processes of a node; launch more processes per node (or set CSP_NODE_SIZE larger) or lower CSP_NG", ng, lsize)
+	}
+	if err := r.agree(world, problem); err != nil {
+		return err
+	}
+	locals := make([]int32, lsize)
+	if err := mpi.AllgatherInt32s(node, []int32{int32(r.wrank)}, locals); err != nil {
+		return err
+	}
+	// Users ng..lsize-1 are bound to ghosts in contiguous, balanced groups.
+	ghostOfLocal := func(l int) int {
+		j, users := l-ng, lsize-ng
+		base, extra := users/ng, users%ng
+		for g := 0; g < ng; g++ {
+			n := base
+			if g < extra {
+				n++
+			}
+			if j < n {
+				return g
+			}
+			j -= n
+		}
+		return ng - 1
+	}
+	mine := int32(-1)
+	if lrank >= ng {
+		r.role = RoleUser
+		r.myGhost = int(locals[ghostOfLocal(lrank)])
+		mine = int32(r.myGhost)
+	} else {
+		r.role = RoleGhost
+	}
+	ghostOf := make([]int32, r.wsize)
+	if err := mpi.AllgatherInt32s(world, []int32{mine}, ghostOf); err != nil {
+		return err
+	}
+	if r.layout, err = commexpand.NewLayout(ghostOf); err != nil {
+		return err
+	}
+	color := 0
+	if r.role == RoleGhost {
+		color = 1
+	}
+	if r.userWorld, err = world.Split(color, r.wrank); err != nil {
+		return err
+	}
+	if r.worldGrp, err = world.Group(); err != nil {
+		return err
+	}
+	if t, err := tagenc.New(r.mpiTagUB, max(1, r.layout.MaxUsersPerGhost())); err == nil {
+		r.tags = &t
+		r.exposedUB = t.ExposedTagUB()
+	} else {
+		r.verbosef(1, "no tag layout fits: %v; only wildcard_used=any_tag_same_tag can be offloaded", err)
+	}
+	r.policy = info.Policy{AnySrcOffload: !r.cfg.AnySrcOff && ghostMatchAvailable}
+	if r.wrank == 0 {
+		r.verbosef(1, "%d processes, %d ghosts per node, at most %d users per ghost; %v",
+			r.wsize, ng, r.layout.MaxUsersPerGhost(), r.tags)
+	}
+	return nil
+}
+
+// ghostMatchAvailable says whether ghost-side matching is built in.
+var ghostMatchAvailable = false
+
+// setupPool duplicates the world into the internal communicators, in one
+// nonblocking batch (each duplicate is a collective on all processes).
+func (r *runtime) setupPool() error {
+	n := r.layout.MaxUsersPerGhost()
+	dup := r.cfg.CommPool
+	if dup == 0 {
+		dup = min(64, max(2, 2*n*n))
+	}
+	ctx := 1
+	if r.tags != nil {
+		ctx = r.tags.MaxContexts()
+	}
+	r.slots = commexpand.NewPool(dup, ctx)
+	r.pool = make([]mpi.Comm, 1+dup)
+	reqs := make([]mpi.Request, len(r.pool))
+	for i := range r.pool {
+		c, req, err := mpi.CommWorld.Idup()
+		if err != nil {
+			return fmt.Errorf("CasperII: creating internal communicator %d: %w", i, err)
+		}
+		r.pool[i], reqs[i] = c, req
+	}
+	return mpi.Waitall(reqs, nil)
+}
+
+// setupChannels creates this process's shared memory and exchanges the
+// descriptors with the other processes of the node.
+func (r *runtime) setupChannels() error {
+	var fd int
+	var err error
+	if r.role == RoleGhost {
+		if r.gctl, err = channel.CreateGhost(r.wrank); err == nil {
+			fd = r.gctl.Seg.Fd()
+		}
+	} else if r.ch, err = channel.CreateUser(r.cfg.Cells, r.wrank); err == nil {
+		fd = r.ch.Seg.Fd()
+	}
+	problem := ""
+	if err != nil {
+		problem = "CasperII: " + err.Error()
+	}
+	if err := r.agree(mpi.CommWorld, problem); err != nil {
+		return err
+	}
+	lsize, _ := r.node.Size()
+	all := make([]int64, 3*lsize)
+	if err := mpi.AllgatherInt64s(r.node, []int64{int64(shm.Pid()), int64(fd), int64(r.wrank)}, all); err != nil {
+		return err
+	}
+	problem = ""
+	if r.role == RoleUser {
+		for i := 0; i < lsize; i++ {
+			if int(all[3*i+2]) == r.myGhost {
+				r.gctl, err = channel.AttachGhost(int(all[3*i]), int(all[3*i+1]), r.myGhost)
+				break
+			}
+		}
+		if err == nil && r.gctl == nil {
+			err = fmt.Errorf("ghost %d is not on this node", r.myGhost)
+		}
+		if err != nil {
+			problem = "CasperII: " + err.Error()
+		}
+	}
+	peers = all
+	return r.agree(mpi.CommWorld, problem)
+}
+
+// peers holds the node's (pid, fd, world rank) triples until the ghost
+// attaches its users.
+var peers []int64
+
+// runGhost serves this ghost's users, then finalizes MPI and exits.
+func (r *runtime) runGhost() {
+	var users []ghost.UserInfo
+	for i := 0; i+2 < len(peers); i += 3 {
+		w := int(peers[i+2])
+		if !r.layout.IsGhost(w) && r.layout.GhostOf(w) == r.wrank {
+			users = append(users, ghost.UserInfo{WRank: w, Pid: int(peers[i]), Fd: int(peers[i+1])})
+		}
+	}
+	g, err := ghost.New(ghost.Config{
+		WRank: r.wrank, WorldSize: r.wsize, Users: users, Control: r.gctl, Pool: r.pool,
+		TagUB: r.mpiTagUB, Tags: r.tags, Log: r.logf, Verbose: r.cfg.Verbose > 0,
+	})
+	code := 0
+	if err != nil {
+		r.logf("%v", err)
+		mpi.Abort(mpi.CommWorld, 1)
+	}
+	if err := g.Run(); err != nil {
+		r.logf("ghost %d: %v", r.wrank, err)
+		code = 1
+	}
+	if r.cfg.Verbose >= 2 {
+		r.logf("ghost %d: %+v", r.wrank, g.Stats)
+	}
+	g.Close()
+	mpi.Finalize()
+	os.Exit(code)
+}
+
+// startUser starts the fast path and plans COMM_USER_WORLD.
+func (r *runtime) startUser() error {
+	err := user.Start(user.Config{
+		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,
+		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
+		ArenaShift: r.cfg.ArenaShift, SpinIters: r.cfg.SpinIters, YieldIters: r.cfg.YieldIters,
+		SleepUS: r.cfg.SleepUS,
+	})
+	problem := ""
+	if err != nil {
+		problem = "CasperII: " + err.Error()
+	}
+	if err := r.agree(r.userWorld, problem); err != nil {
+		return err
+	}
+	var hints info.Hints
+	var herr error
+	if r.cfg.WorldHintsS {
+		var m info.Map
+		if m, herr = info.ParseString(r.cfg.WorldHints); herr == nil {
+			hints, herr = info.Parse(m)
+		}
+		if herr != nil {
+			r.logf("CSP_WORLD_HINTS: %v", herr)
+		}
+	}
+	return r.expand(r.userWorld, hints, herr, false)
+}
+
+// finalizeRuntime finishes the user side and MPI.
+func finalizeRuntime() error {
+	r := rt
+	if r == nil {
+		return errors.New("CasperII: MPI is not initialized")
+	}
+	var err error
+	if r.role == RoleUser {
+		if r.cfg.Stats {
+			r.printStats()
+		}
+		err = user.Finish()
+	}
+	if ferr := mpi.Finalize(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func (r *runtime) printStats() {
+	s := user.CurrentStats()
+	urank, _ := r.userWorld.Rank()
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d sleeps=%d probes=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Sleeps, s.Probes)
+}

@@ -1,0 +1,245 @@
+package ghost
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/postcell"
+)
+
+// errClass maps a validation failure to the MPI error class the user sees.
+func errClass(err error) int {
+	var e *postcell.Error
+	if errors.As(err, &e) {
+		switch e.Class {
+		case postcell.ClassRank:
+			return mpi.ErrRank
+		case postcell.ClassTag:
+			return mpi.ErrTag
+		case postcell.ClassBuffer:
+			return mpi.ErrBuffer
+		case postcell.ClassCount:
+			return mpi.ErrCount
+		}
+		return mpi.ErrArg
+	}
+	if c := mpi.ClassOf(err); c != mpi.Success {
+		return c
+	}
+	return mpi.ErrOther
+}
+
+// dispatch acts on cell index v of user u.
+func (g *Ghost) dispatch(u *user, v uint64) {
+	if !u.ch.Cells.Valid(v) {
+		g.cfg.Log("ghost %d: user %d published cell index %d, outside its %d cells; ignored",
+			g.cfg.WRank, u.wrank, v, u.ch.Cells.Len())
+		g.Stats.Rejected++
+		return
+	}
+	cell := uint32(v)
+	r := postcell.Snapshot(u.ch.Cells.At(cell))
+	if err := r.Validate(&u.limits); err != nil {
+		if r.Gen == 0 { // nothing the user could ever recognize as done
+			g.cfg.Log("ghost %d: user %d cell %d: %v; ignored", g.cfg.WRank, u.wrank, cell, err)
+			g.Stats.Rejected++
+			return
+		}
+		g.fail(u, cell, r.Gen, errClass(err), err)
+		return
+	}
+	switch r.Op {
+	case postcell.OpSend, postcell.OpSsend, postcell.OpRecv:
+		if r.Mode == postcell.MatchGhost {
+			g.fail(u, cell, r.Gen, mpi.ErrInternal, fmt.Errorf("ghost-side matching is not available in this build"))
+			return
+		}
+		g.post(u, cell, &r)
+	case postcell.OpIprobe:
+		g.iprobe(u, cell, &r)
+	case postcell.OpProbe:
+		if !g.tryProbe(u, cell, &r) {
+			g.probes = append(g.probes, probe{u: u, cell: cell, req: r})
+		}
+	case postcell.OpCancel:
+		g.cancel(u, &r)
+		g.complete(u, cell, r.Gen)
+	case postcell.OpSegment:
+		u.unmap(r.Target)
+		g.complete(u, cell, r.Gen)
+	case postcell.OpFinalize:
+		if !u.done {
+			u.done = true
+			g.live--
+		}
+		g.complete(u, cell, r.Gen)
+	default:
+		g.fail(u, cell, r.Gen, mpi.ErrArg, fmt.Errorf("operation %v is not supported", r.Op))
+	}
+	g.wakeUsers()
+}
+
+// post starts the MPI operation of a send or receive cell.
+func (g *Ghost) post(u *user, cell uint32, r *postcell.Request) {
+	buf := u.addr(r.Seg, r.Off)
+	comm := g.cfg.Pool[r.Slot]
+	n := int(r.NBytes)
+	var req mpi.Request
+	var err error
+	switch r.Op {
+	case postcell.OpSend:
+		req, err = mpi.Isend(buf, n, mpi.Byte, int(r.Peer), int(r.Tag), comm)
+	case postcell.OpSsend:
+		req, err = mpi.Issend(buf, n, mpi.Byte, int(r.Peer), int(r.Tag), comm)
+	case postcell.OpRecv:
+		req, err = mpi.Irecv(buf, n, mpi.Byte, int(r.Peer), int(r.Tag), comm)
+	}
+	if err != nil {
+		g.fail(u, cell, r.Gen, errClass(err), err)
+		return
+	}
+	g.reqs = append(g.reqs, req)
+	g.pend = append(g.pend, pending{u: u, cell: cell, gen: r.Gen, op: r.Op})
+	g.Stats.Posted++
+}
+
+// iprobe answers a nonblocking probe at once.
+func (g *Ghost) iprobe(u *user, cell uint32, r *postcell.Request) {
+	var st mpi.Status
+	found, err := mpi.Iprobe(int(r.Peer), int(r.Tag), g.cfg.Pool[r.Slot], &st)
+	if err != nil {
+		g.fail(u, cell, r.Gen, errClass(err), err)
+		return
+	}
+	g.probeResult(u, cell, r.Gen, found, &st)
+}
+
+// tryProbe completes a blocking probe if a message is there.
+func (g *Ghost) tryProbe(u *user, cell uint32, r *postcell.Request) bool {
+	var st mpi.Status
+	found, err := mpi.Iprobe(int(r.Peer), int(r.Tag), g.cfg.Pool[r.Slot], &st)
+	if err != nil {
+		g.fail(u, cell, r.Gen, errClass(err), err)
+		return true
+	}
+	if found {
+		g.probeResult(u, cell, r.Gen, true, &st)
+	}
+	return found
+}
+
+func (g *Ghost) retryProbes() int {
+	n := 0
+	kept := g.probes[:0]
+	for _, p := range g.probes {
+		if g.tryProbe(p.u, p.cell, &p.req) {
+			n++
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	g.probes = kept
+	if n > 0 {
+		g.wakeUsers()
+	}
+	return n
+}
+
+func (g *Ghost) probeResult(u *user, cell, gen uint32, found bool, st *mpi.Status) {
+	c := u.ch.Cells.At(cell)
+	c.StError = 0
+	c.StFlags = 0
+	if found {
+		c.StFlags = postcell.StFound
+		c.StSource = int32(st.Source)
+		c.StTag = int32(st.Tag)
+		c.StBytes = uint64(st.Count)
+	}
+	g.complete(u, cell, gen)
+}
+
+// cancel cancels the outstanding operation of cell Target, generation
+// TargetGen, if it is still outstanding; its completion then reports it.
+func (g *Ghost) cancel(u *user, r *postcell.Request) {
+	for i := range g.pend {
+		p := &g.pend[i]
+		if p.u == u && p.cell == r.Target && p.gen == r.TargetGen {
+			if err := g.reqs[i].Cancel(); err != nil {
+				g.cfg.Log("ghost %d: user %d: cancel of cell %d: %v", g.cfg.WRank, u.wrank, r.Target, err)
+			}
+			return
+		}
+	}
+	for i, p := range g.probes { // a blocking probe waiting for a message
+		if p.u == u && p.cell == r.Target && p.req.Gen == r.TargetGen {
+			c := u.ch.Cells.At(p.cell)
+			c.StError, c.StFlags = 0, postcell.StCancelled
+			g.complete(u, p.cell, p.req.Gen)
+			g.probes = append(g.probes[:i], g.probes[i+1:]...)
+			return
+		}
+	}
+}
+
+// test completes finished operations in one Testsome.
+func (g *Ghost) test() int {
+	if len(g.reqs) == 0 {
+		return 0
+	}
+	if cap(g.idx) < len(g.reqs) {
+		g.idx = make([]int32, len(g.reqs), 2*len(g.reqs))
+		g.sts = make([]mpi.Status, len(g.reqs), 2*len(g.reqs))
+	}
+	idx, sts := g.idx[:len(g.reqs)], g.sts[:len(g.reqs)]
+	n, err := mpi.Testsome(g.reqs, idx, sts)
+	inStatus := err != nil && mpi.ClassOf(err) == mpi.ErrInStatus
+	if err != nil && !inStatus {
+		g.cfg.Log("ghost %d: Testsome: %v", g.cfg.WRank, err)
+		return 0
+	}
+	if n <= 0 {
+		return 0
+	}
+	for k := 0; k < n; k++ {
+		i := idx[k]
+		p := g.pend[i]
+		st := &sts[k]
+		c := p.u.ch.Cells.At(p.cell)
+		c.StError = 0
+		if inStatus && st.Error != mpi.Success {
+			c.StError = int32(classOfCode(st.Error))
+		}
+		c.StFlags = 0
+		if st.Cancelled {
+			c.StFlags = postcell.StCancelled
+		}
+		c.StSource = int32(st.Source)
+		c.StTag = int32(st.Tag)
+		c.StBytes = uint64(st.Count)
+		g.complete(p.u, p.cell, p.gen)
+	}
+	// Compact: drop completed entries (Testsome set them to MPI_REQUEST_NULL).
+	w := 0
+	for i := range g.reqs {
+		if g.reqs[i].IsNull() {
+			continue
+		}
+		g.reqs[w], g.pend[w] = g.reqs[i], g.pend[i]
+		w++
+	}
+	for i := w; i < len(g.pend); i++ {
+		g.pend[i] = pending{}
+	}
+	g.reqs, g.pend = g.reqs[:w], g.pend[:w]
+	g.wakeUsers()
+	return n
+}
+
+func classOfCode(code int) int {
+	c, err := mpi.ErrorClass(code)
+	if err != nil {
+		return mpi.ErrOther
+	}
+	return c
+}

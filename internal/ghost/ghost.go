@@ -1,0 +1,258 @@
+// Package ghost is the ghost side of CasperII: the engine that drains its
+// users' submission rings, validates each cell, reposts the operation on an
+// internal communicator, tests outstanding operations in batches, writes
+// results back and wakes users that sleep.
+//
+// A ghost shares its node's cores with the users it serves. When it has
+// nothing queued and nothing outstanding it parks on its doorbell (a futex
+// the users ring only after reading that it is parked); with outstanding
+// operations it polls MPI, backing off to yields and short sleeps when
+// nothing happens for a while.
+package ghost
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/casperii/casperii/internal/channel"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/internal/shm"
+	"github.com/casperii/casperii/postcell"
+	"github.com/casperii/casperii/spsc"
+	"github.com/casperii/casperii/tagenc"
+)
+
+// UserInfo identifies a user served by the ghost.
+type UserInfo struct {
+	WRank, Pid, Fd int
+}
+
+// Config is what the ghost needs from MPI_Init.
+type Config struct {
+	WRank     int
+	WorldSize int
+	Users     []UserInfo
+	Control   *channel.Ghost
+	Pool      []mpi.Comm // internal communicators, by slot
+	TagUB     int        // the implementation's MPI_TAG_UB
+	Tags      *tagenc.Layout
+	Log       func(format string, args ...any) // warnings and errors; never nil
+	Verbose   bool
+}
+
+// Ghost is one ghost process's engine.
+type Ghost struct {
+	cfg   Config
+	users []*user
+	live  int // users that have not finalized
+	bell  shm.Bell
+	hdr   *channel.GhostHdr
+
+	// Outstanding MPI operations, in parallel arrays for Testsome.
+	reqs []mpi.Request
+	pend []pending
+	idx  []int32
+	sts  []mpi.Status
+
+	probes []probe // blocking probes waiting for a message
+	batch  [64]uint64
+
+	Stats Stats
+}
+
+// Stats counts the ghost's work.
+type Stats struct {
+	Cells, Posted, Completed, Rejected, Parks, Wakes uint64
+}
+
+type pending struct {
+	u    *user
+	cell uint32
+	gen  uint32
+	op   postcell.Op
+}
+
+type probe struct {
+	u    *user
+	cell uint32
+	req  postcell.Request
+}
+
+// New attaches the users' channels.
+func New(cfg Config) (*Ghost, error) {
+	g := &Ghost{cfg: cfg, hdr: cfg.Control.Hdr}
+	bell, err := shm.NewBell(unsafeAddr(&g.hdr.Doorbell))
+	if err != nil {
+		return nil, err
+	}
+	g.bell = bell
+	for _, ui := range cfg.Users {
+		u, err := newUser(g, ui)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		g.users = append(g.users, u)
+	}
+	g.live = len(g.users)
+	for _, c := range cfg.Pool {
+		if err := c.SetErrhandler(mpi.ErrorsReturn); err != nil {
+			return nil, fmt.Errorf("ghost: error handler on an internal communicator: %w", err)
+		}
+	}
+	return g, nil
+}
+
+// Close unmaps everything.
+func (g *Ghost) Close() {
+	for _, u := range g.users {
+		u.close()
+	}
+}
+
+// Run serves the users until all have finalized and nothing is
+// outstanding.
+func (g *Ghost) Run() error {
+	idle := 0
+	for g.live > 0 || len(g.reqs) > 0 {
+		did := g.drain()
+		did += g.test()
+		did += g.retryProbes()
+		if did > 0 {
+			idle = 0
+			continue
+		}
+		idle++
+		g.rest(idle)
+	}
+	atomic.StoreUint32(&g.hdr.State, channel.GhostExited)
+	return nil
+}
+
+// drain takes new cells from every live user's ring.
+func (g *Ghost) drain() int {
+	n := 0
+	for _, u := range g.users {
+		if u.done || u.broken {
+			continue
+		}
+		k, err := u.cons.PopBatch(g.batch[:])
+		if err != nil {
+			g.cfg.Log("ghost %d: user %d: submission ring is corrupt (%v); no longer serving it", g.cfg.WRank, u.wrank, err)
+			u.broken = true
+			g.live--
+			continue
+		}
+		for _, v := range g.batch[:k] {
+			g.dispatch(u, v)
+		}
+		n += k
+	}
+	g.Stats.Cells += uint64(n)
+	return n
+}
+
+// rest backs off when a round found no work. With nothing outstanding the
+// ghost parks until a user rings; otherwise it keeps polling MPI, yielding
+// the core and then sleeping briefly between polls.
+func (g *Ghost) rest(idle int) {
+	if len(g.reqs) == 0 && len(g.probes) == 0 {
+		if idle < 200 {
+			return
+		}
+		g.park(200 * time.Millisecond)
+		return
+	}
+	switch {
+	case idle < 2000:
+	case idle < 4000:
+		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+	default:
+		g.park(50 * time.Microsecond)
+	}
+}
+
+// park sleeps on the doorbell. The parked flag is set before the last look
+// at the rings, so a user publishing after that look sees it and rings.
+func (g *Ghost) park(timeout time.Duration) {
+	seq := g.bell.Seq()
+	atomic.StoreUint32(&g.hdr.Parked, 1)
+	if !g.queued() {
+		g.Stats.Parks++
+		g.bell.Sleep(seq, timeout)
+		if timeout > time.Millisecond {
+			g.checkUsers()
+		}
+	}
+	atomic.StoreUint32(&g.hdr.Parked, 0)
+}
+
+// queued reports whether any live user's ring holds cells.
+func (g *Ghost) queued() bool {
+	for _, u := range g.users {
+		if u.done || u.broken {
+			continue
+		}
+		if n, err := u.cons.Len(); err != nil || n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkUsers notices users that died without finalizing.
+func (g *Ghost) checkUsers() {
+	for _, u := range g.users {
+		if u.done || u.broken {
+			continue
+		}
+		if err := syscall.Kill(u.pid, 0); err == syscall.ESRCH {
+			g.cfg.Log("ghost %d: user %d (pid %d) exited without MPI_Finalize", g.cfg.WRank, u.wrank, u.pid)
+			u.broken = true
+			g.live--
+		}
+	}
+}
+
+// wakeUsers rings the users whose operations completed and who sleep.
+func (g *Ghost) wakeUsers() {
+	for _, u := range g.users {
+		if !u.completed {
+			continue
+		}
+		u.completed = false
+		if atomic.LoadUint32(&u.ch.Hdr.UserSleeping) != 0 {
+			atomic.AddUint32(&u.ch.Hdr.Wake, 1)
+			shm.Wake(&u.ch.Hdr.Wake, 1<<30)
+			g.Stats.Wakes++
+		}
+	}
+}
+
+// complete publishes the result of a cell to its user.
+func (g *Ghost) complete(u *user, cell uint32, gen uint32) {
+	u.ch.Cells.At(cell).Complete(gen)
+	u.completed = true
+	g.Stats.Completed++
+}
+
+// fail completes a cell with an MPI error class and logs why.
+func (g *Ghost) fail(u *user, cell uint32, gen uint32, class int, why error) {
+	c := u.ch.Cells.At(cell)
+	c.StError = int32(class)
+	c.StFlags = 0
+	c.StBytes = 0
+	g.cfg.Log("ghost %d: user %d cell %d: %v", g.cfg.WRank, u.wrank, cell, why)
+	g.Stats.Rejected++
+	g.complete(u, cell, gen)
+}
+
+func logToStderr(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "casperii: "+format+"\n", args...)
+}
+
+var _ = spsc.ErrCorrupt
+var _ = logToStderr

@@ -1,0 +1,112 @@
+package ghost
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/casperii/casperii/internal/channel"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/internal/shm"
+	"github.com/casperii/casperii/postcell"
+	"github.com/casperii/casperii/spsc"
+)
+
+// maxSegmentBytes bounds a user segment the ghost agrees to map.
+const maxSegmentBytes = 1 << 40
+
+// user is the ghost's view of one user process.
+type user struct {
+	wrank, pid int
+	ch         *channel.User
+	cons       *spsc.Consumer
+	segs       [channel.MaxSegments]mapping
+	limits     postcell.Limits
+	done       bool // finalized
+	broken     bool // gone or hostile: no longer served
+	completed  bool // a cell completed this round (wake if sleeping)
+}
+
+// mapping is the ghost's private record of a user segment.
+type mapping struct {
+	seg  *shm.Segment
+	gen  uint32
+	size uint64
+}
+
+func unsafeAddr(p *uint32) unsafe.Pointer { return unsafe.Pointer(p) }
+
+func newUser(g *Ghost, ui UserInfo) (*user, error) {
+	ch, err := channel.AttachUser(ui.Pid, ui.Fd, ui.WRank)
+	if err != nil {
+		return nil, fmt.Errorf("ghost %d: %w", g.cfg.WRank, err)
+	}
+	u := &user{wrank: ui.WRank, pid: ui.Pid, ch: ch, cons: ch.Ring.Consumer()}
+	u.limits = postcell.Limits{
+		WorldSize:   g.cfg.WorldSize,
+		Slots:       len(g.cfg.Pool),
+		TagUB:       g.cfg.TagUB,
+		Cells:       ch.Hdr.Ncells,
+		Segments:    channel.MaxSegments,
+		MaxBytes:    math.MaxInt32,
+		AnySource:   int32(mpi.AnySource),
+		AnyTag:      int32(mpi.AnyTag),
+		SegmentSize: u.segmentSize,
+	}
+	return u, nil
+}
+
+// segmentSize maps segment s of the user on first use (or again after the
+// user changed the entry) and returns its size; ok is false when the entry
+// is unused or cannot be mapped.
+func (u *user) segmentSize(s uint32) (uint64, bool) {
+	if s >= channel.MaxSegments {
+		return 0, false
+	}
+	e := &u.ch.Segs[s]
+	gen := atomic.LoadUint32(&e.Gen)
+	m := &u.segs[s]
+	if m.seg != nil && m.gen == gen {
+		return m.size, true
+	}
+	if m.seg != nil {
+		m.seg.Close()
+		*m = mapping{}
+	}
+	size := atomic.LoadUint64(&e.Size)
+	fd := atomic.LoadInt32(&e.Fd)
+	if size == 0 || size > maxSegmentBytes || fd < 0 {
+		return 0, false
+	}
+	seg, err := shm.Open(u.pid, int(fd), int(size))
+	if err != nil {
+		return 0, false
+	}
+	*m = mapping{seg: seg, gen: gen, size: size}
+	return size, true
+}
+
+// addr returns the ghost's address of [off, off+n) in segment s, which
+// Validate has checked.
+func (u *user) addr(s uint32, off uint64) unsafe.Pointer {
+	if s == postcell.SegNone {
+		return nil
+	}
+	return unsafe.Add(u.segs[s].seg.Base(), off)
+}
+
+// unmap drops the ghost's mapping of segment s (the user released it).
+func (u *user) unmap(s uint32) {
+	if s < channel.MaxSegments && u.segs[s].seg != nil {
+		u.segs[s].seg.Close()
+		u.segs[s] = mapping{}
+	}
+}
+
+func (u *user) close() {
+	for i := range u.segs {
+		u.unmap(uint32(i))
+	}
+	u.ch.Close()
+}

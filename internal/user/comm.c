@@ -1,0 +1,106 @@
+/* comm.c: the communicator table. Entries are built by Go (comm.go). */
+#include "user.h"
+
+#include <stdlib.h>
+
+static int ctab_grow(void)
+{
+    size_t cap = csp_u.ctab_mask ? (csp_u.ctab_mask + 1) * 2 : 64;
+    MPI_Comm *keys = calloc(cap, sizeof(*keys));
+    struct csp_comm **vals = calloc(cap, sizeof(*vals));
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    size_t ocap = csp_u.ctab_mask ? csp_u.ctab_mask + 1 : 0;
+    for (size_t i = 0; i < ocap; i++) {
+        struct csp_comm *v = csp_u.ctab_vals[i];
+        if (!v)
+            continue;
+        size_t j = csp_comm_hash(v->comm) & (cap - 1);
+        while (vals[j])
+            j = (j + 1) & (cap - 1);
+        keys[j] = v->comm;
+        vals[j] = v;
+    }
+    free(csp_u.ctab_keys);
+    free(csp_u.ctab_vals);
+    csp_u.ctab_keys = keys;
+    csp_u.ctab_vals = vals;
+    csp_u.ctab_mask = cap - 1;
+    return 0;
+}
+
+int csp_comm_put(struct csp_comm *c)
+{
+    if ((csp_u.ctab_used + 1) * 2 > (csp_u.ctab_mask ? csp_u.ctab_mask + 1 : 0) && ctab_grow() != 0)
+        return -1;
+    size_t i = csp_comm_hash(c->comm) & csp_u.ctab_mask;
+    while (csp_u.ctab_vals[i] && csp_u.ctab_keys[i] != c->comm)
+        i = (i + 1) & csp_u.ctab_mask;
+    if (csp_u.ctab_vals[i]) /* replaced: drop the table's reference to the old entry */
+        csp_comm_unref(csp_u.ctab_vals[i]);
+    else
+        csp_u.ctab_used++;
+    csp_u.ctab_keys[i] = c->comm;
+    csp_u.ctab_vals[i] = c;
+    return 0;
+}
+
+struct csp_comm *csp_comm_take(MPI_Comm comm)
+{
+    if (csp_u.ctab_used == 0)
+        return NULL;
+    size_t m = csp_u.ctab_mask;
+    size_t i = csp_comm_hash(comm) & m;
+    while (csp_u.ctab_vals[i] && csp_u.ctab_keys[i] != comm)
+        i = (i + 1) & m;
+    struct csp_comm *found = csp_u.ctab_vals[i];
+    if (!found)
+        return NULL;
+    size_t j = i;
+    for (;;) { /* backward-shift deletion, as in greq.c */
+        csp_u.ctab_vals[i] = NULL;
+        for (;;) {
+            j = (j + 1) & m;
+            if (!csp_u.ctab_vals[j]) {
+                csp_u.ctab_used--;
+                return found;
+            }
+            size_t home = csp_comm_hash(csp_u.ctab_keys[j]) & m;
+            if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+                break;
+        }
+        csp_u.ctab_keys[i] = csp_u.ctab_keys[j];
+        csp_u.ctab_vals[i] = csp_u.ctab_vals[j];
+        i = j;
+    }
+}
+
+void csp_comm_unref(struct csp_comm *c)
+{
+    if (--c->refs > 0)
+        return;
+    free(c->slots);
+    free(c->ghost);
+    free(c->off);
+    free(c->rev);
+    free(c);
+}
+
+int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off)
+{
+    int64_t key = (int64_t)ghost << 16 | (int64_t)off;
+    int lo = 0, hi = c->nrev - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->rev[mid].key == key)
+            return c->rev[mid].rank;
+        if (c->rev[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}

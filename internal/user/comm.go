@@ -1,0 +1,116 @@
+package user
+
+/*
+#include <stdlib.h>
+#include "user.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/internal/mpi"
+)
+
+// The C enum csp_algo follows info.Algorithm.
+var _ = [1]int{}[int(info.GhostMatch)-C.CSP_ALGO_MATCH]
+var _ = [1]int{}[int(info.Duplication)-C.CSP_ALGO_DUP]
+
+func cInts(v []int32) *C.int32_t {
+	p := (*C.int32_t)(C.malloc(C.size_t(max(len(v), 1)) * 4))
+	copy(unsafe.Slice((*int32)(unsafe.Pointer(p)), len(v)), v)
+	return p
+}
+
+// SetComm installs the fast path's entry for comm, where this process has
+// rank rank, replacing any previous entry. Operations already posted keep
+// the entry they were posted with. A plan that does not offload removes the
+// entry, so the fast path sends the communicator straight to MPI.
+func SetComm(comm mpi.Comm, rank int, pl *commexpand.Plan, regist bool) error {
+	if !started {
+		return nil
+	}
+	if !pl.Offloaded() {
+		DropComm(comm)
+		return nil
+	}
+	m := pl.Members
+	c := (*C.struct_csp_comm)(C.calloc(1, C.sizeof_struct_csp_comm))
+	if c == nil {
+		return fmt.Errorf("user: out of memory for a communicator entry")
+	}
+	c.comm = C.MPI_Comm(comm.Raw())
+	c.refs = 1
+	c.algo = C.uint8_t(pl.Algorithm)
+	c.mode = C.CSP_MATCH_NATIVE
+	if pl.Algorithm == info.GhostMatch || pl.Algorithm == info.DuplicationSrc {
+		c.mode = C.CSP_MATCH_GHOST
+	}
+	if regist {
+		c.regist = 1
+	}
+	c.size, c.rank = C.int(len(m.Ghost)), C.int(rank)
+	c.my_off, c.K, c.ctx = C.int(m.Offset[rank]), C.int(m.K), C.int(max(pl.Ctx, 0))
+	slots := make([]int32, len(pl.Slots))
+	for i, s := range pl.Slots {
+		slots[i] = int32(s)
+	}
+	c.nslots = C.int(len(slots))
+	c.slots = cInts(slots)
+	c.ghost = cInts(m.Ghost)
+	c.off = cInts(m.Offset)
+
+	type rev struct {
+		key  int64
+		rank int32
+	}
+	revs := make([]rev, len(m.Ghost))
+	for r := range m.Ghost {
+		revs[r] = rev{int64(m.Ghost[r])<<16 | int64(m.Offset[r]), int32(r)}
+	}
+	slices.SortFunc(revs, func(a, b rev) int { return int(a.key - b.key) })
+	c.rev = (*C.struct_csp_rev)(C.malloc(C.size_t(max(len(revs), 1)) * C.sizeof_struct_csp_rev))
+	cr := unsafe.Slice(c.rev, len(revs))
+	for i, r := range revs {
+		cr[i].key, cr[i].rank = C.int64_t(r.key), C.int32_t(r.rank)
+	}
+	c.nrev = C.int(len(revs))
+	if C.csp_comm_put(c) != 0 {
+		C.csp_comm_unref(c)
+		return fmt.Errorf("user: out of memory for the communicator table")
+	}
+	return nil
+}
+
+// DropComm removes comm's entry from the table (MPI_Comm_free). Operations
+// still pending on it keep their reference and finish normally.
+func DropComm(comm mpi.Comm) { Detach(comm).Release() }
+
+// Entry is a reference to a communicator entry removed from the table.
+type Entry struct{ c *C.struct_csp_comm }
+
+// Detach removes comm's entry from the table and returns the table's
+// reference to it; the caller must Release it.
+func Detach(comm mpi.Comm) Entry {
+	return Entry{C.csp_comm_take(C.MPI_Comm(comm.Raw()))}
+}
+
+// Pending reports whether operations posted on the entry are pending.
+func (e Entry) Pending() bool { return e.c != nil && e.c.refs > 1 }
+
+// Release drops the reference.
+func (e Entry) Release() {
+	if e.c != nil {
+		C.csp_comm_unref(e.c)
+	}
+}
+
+// Pending reports whether operations are pending on comm.
+func Pending(comm mpi.Comm) bool {
+	c := C.csp_comm_get(C.MPI_Comm(comm.Raw()))
+	return c != nil && c.refs > 1
+}

@@ -1,0 +1,417 @@
+/*
+ * engine.c: cells, backpressure, completion and polite waiting.
+ *
+ * Life of an operation record (greq.h):
+ *   HELD   its class has no free cell, or older posts of its class wait:
+ *          it waits in the class's FIFO backlog (order kept per class);
+ *   POSTED a cell carries it; the ghost owns the cell's result line;
+ *   DONE   finish() copied the result into the record, copied bounce data
+ *          out, and recycled the cell.
+ * Sends and receive-side operations are separate classes, each capped below
+ * the pool size, so receives waiting for a peer never keep sends from
+ * leaving (which could deadlock two processes that post many receives).
+ */
+#define _GNU_SOURCE
+#include "user.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+struct csp_user csp_u;
+
+static inline int op_class(uint8_t kind)
+{
+    return (kind == CSP_OP_SEND || kind == CSP_OP_SSEND) ? CSP_CLASS_SEND : CSP_CLASS_RECV;
+}
+
+static inline int is_recv_like(uint8_t kind)
+{
+    return kind == CSP_OP_RECV || kind == CSP_OP_MRECV || kind == CSP_OP_IPROBE ||
+           kind == CSP_OP_PROBE || kind == CSP_OP_IMPROBE || kind == CSP_OP_MPROBE;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void futex_wait(uint32_t *addr, uint32_t val, long timeout_us)
+{
+    struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
+    syscall(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, &ts, NULL, 0);
+}
+
+static void futex_wake(uint32_t *addr)
+{
+    syscall(SYS_futex, addr, 1 /* FUTEX_WAKE */, INT_MAX, NULL, NULL, 0);
+}
+
+/* Ring the ghost's doorbell if it said it sleeps. The full fence orders
+ * our ring publication before the read of `parked` (the ghost does the
+ * mirror image: parked = 1, fence, read the rings). */
+static inline void doorbell(void)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&csp_u.ghost->parked, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&csp_u.ghost->doorbell, 1, __ATOMIC_SEQ_CST);
+        futex_wake(&csp_u.ghost->doorbell);
+    }
+}
+
+void csp_poke_progress(void)
+{
+    int flag;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, csp_u.progress_comm, &flag, MPI_STATUS_IGNORE);
+}
+
+int csp_error(MPI_Comm comm, enum csp_errmsg e)
+{
+    int code = csp_u.errcode[e];
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
+
+/* ---- cells ---- */
+
+/* Load op's request line into cell idx and publish it. */
+static void publish(struct csp_op *op, uint32_t idx)
+{
+    struct csp_cell *c = &csp_u.cells[idx];
+    uint32_t gen = csp_cell_next_gen(csp_u.gen[idx]);
+    csp_u.gen[idx] = gen;
+    c->op = op->kind;
+    c->mode = op->mode;
+    c->flags = op->flags;
+    c->gen = gen;
+    c->slot = op->slot;
+    c->peer = op->peer;
+    c->tag = op->itag;
+    c->tag_mask = op->tag_mask;
+    c->seg = op->seg;
+    c->target = op->target;
+    c->off = op->off;
+    c->nbytes = op->nbytes;
+    c->target_gen = op->target_gen;
+    csp_u.cell_op[idx] = op;
+    op->cell = idx;
+    op->gen = gen;
+    op->state = CSP_OPS_POSTED;
+    if (!spsc_try_push(&csp_u.prod, idx)) {
+        /* The ring holds at least ncells entries and only published cells
+         * are in it, so this cannot happen unless memory is corrupt. */
+        fprintf(stderr, "casperii: user %d: submission ring full with free cells; aborting\n",
+                csp_u.wrank);
+        PMPI_Abort(MPI_COMM_WORLD, 70);
+    }
+    doorbell();
+}
+
+static void release_cell(uint32_t idx, int cls)
+{
+    csp_u.cell_op[idx] = NULL;
+    csp_pool_push(&csp_u.pool, idx);
+    if (cls >= 0)
+        csp_u.inflight[cls]--;
+}
+
+/* Copy the result of op's finished cell into op, recycle the cell. */
+static void finish(struct csp_op *op)
+{
+    const struct csp_cell *cell = &csp_u.cells[op->cell];
+    struct csp_comm *c = op->comm;
+    op->st_error = cell->st_error;
+    op->st_cancelled = (cell->st_flags & CSP_ST_CANCELLED) != 0;
+    op->st_found = (cell->st_flags & CSP_ST_FOUND) != 0;
+    op->st_msg = cell->st_msg;
+    op->st_bytes = (MPI_Count)cell->st_bytes;
+    op->st_source = MPI_ANY_SOURCE;
+    op->st_tag = MPI_ANY_TAG;
+    if (is_recv_like(op->kind) && op->st_error == MPI_SUCCESS && !op->st_cancelled &&
+        (op->kind != CSP_OP_IPROBE && op->kind != CSP_OP_IMPROBE ? 1 : op->st_found) && c) {
+        const struct csp_tags *t = &csp_u.tags;
+        int itag = cell->st_tag;
+        op->st_tag = op->tag != MPI_ANY_TAG ? op->tag
+                     : c->algo == CSP_ALGO_DUP ? itag
+                                               : (int)((uint32_t)itag & t->user_mask);
+        if (op->src != MPI_ANY_SOURCE) {
+            op->st_source = op->src;
+        } else {
+            int soff = (int)(((uint32_t)itag >> t->src_shift) & t->off_mask);
+            op->st_source = csp_comm_rank_of(c, cell->st_source, soff);
+        }
+        if (op->bounce && (op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV) && op->st_bytes > 0) {
+            if (op->contig) {
+                memcpy((char *)op->ubuf + op->ulb, op->bounce, (size_t)op->st_bytes);
+            } else {
+                int pos = 0;
+                int n = op->usize ? (int)(op->st_bytes / op->usize) : 0;
+                PMPI_Unpack(op->bounce, (int)op->st_bytes, &pos, op->ubuf, n, op->utype, MPI_COMM_SELF);
+            }
+        }
+    }
+    if (op->kind == CSP_OP_SEND || op->kind == CSP_OP_SSEND)
+        op->st_bytes = 0; /* a send's status carries no count */
+    if (op->bounce) {
+        csp_heap_free(csp_u.heap, op->bounce);
+        op->bounce = NULL;
+    }
+    release_cell(op->cell, op->kind <= CSP_OP_MRECV ? op_class(op->kind) : -1);
+    op->state = CSP_OPS_DONE;
+    if (c) {
+        op->comm = NULL;
+        csp_comm_unref(c);
+    }
+    if (op->freed) {
+        /* The application freed the request: completing it makes MPI free
+         * it, which calls csp_greq_free and returns the record. */
+        csp_u.nfreed_pending--;
+        op->greq_done = 1;
+        PMPI_Grequest_complete(op->req);
+    }
+}
+
+int csp_poll_op(struct csp_op *op)
+{
+    if (op->state == CSP_OPS_POSTED && csp_cell_done(&csp_u.cells[op->cell]))
+        finish(op);
+    return op->state == CSP_OPS_DONE;
+}
+
+/* Finish every operation whose cell is done. */
+static void reclaim(void)
+{
+    for (uint32_t i = 0; i < csp_u.ncells; i++) {
+        struct csp_op *op = csp_u.cell_op[i];
+        if (op && csp_cell_done(&csp_u.cells[i]) && op->kind <= CSP_OP_MRECV)
+            finish(op);
+    }
+}
+
+/* A free cell for class cls (cls < 0: control, may use the reserve). */
+static int take_cell(int cls, uint32_t *idx)
+{
+    if (cls >= 0 && csp_u.inflight[cls] >= csp_u.cap[cls]) {
+        reclaim();
+        if (csp_u.inflight[cls] >= csp_u.cap[cls])
+            return 0;
+    }
+    if (csp_u.pool.n <= (cls >= 0 ? CSP_CTRL_CELLS : 0)) {
+        reclaim();
+        if (csp_u.pool.n <= (cls >= 0 ? CSP_CTRL_CELLS : 0))
+            return 0;
+    }
+    csp_pool_pop(&csp_u.pool, idx);
+    if (cls >= 0)
+        csp_u.inflight[cls]++;
+    return 1;
+}
+
+void csp_submit(struct csp_op *op)
+{
+    int cls = op_class(op->kind);
+    uint32_t idx;
+    if (!csp_u.held_head[cls] && take_cell(cls, &idx)) {
+        publish(op, idx);
+        return;
+    }
+    op->state = CSP_OPS_HELD;
+    op->cls = (uint8_t)cls;
+    op->next = NULL;
+    if (csp_u.held_tail[cls])
+        csp_u.held_tail[cls]->next = op;
+    else
+        csp_u.held_head[cls] = op;
+    csp_u.held_tail[cls] = op;
+    csp_u.nheld++;
+    csp_u.n_held++;
+}
+
+/* Remove a held op from its backlog (cancellation). Returns 1 if found. */
+int csp_unhold(struct csp_op *op)
+{
+    int cls = op->cls;
+    struct csp_op *prev = NULL;
+    for (struct csp_op *p = csp_u.held_head[cls]; p; prev = p, p = p->next) {
+        if (p != op)
+            continue;
+        if (prev)
+            prev->next = p->next;
+        else
+            csp_u.held_head[cls] = p->next;
+        if (csp_u.held_tail[cls] == p)
+            csp_u.held_tail[cls] = prev;
+        csp_u.nheld--;
+        return 1;
+    }
+    return 0;
+}
+
+/* Push held posts, oldest first, while their class has cells. */
+static void push_held(void)
+{
+    for (int cls = 0; cls < CSP_NCLASS; cls++) {
+        uint32_t idx;
+        while (csp_u.held_head[cls] && take_cell(cls, &idx)) {
+            struct csp_op *op = csp_u.held_head[cls];
+            csp_u.held_head[cls] = op->next;
+            if (!csp_u.held_head[cls])
+                csp_u.held_tail[cls] = NULL;
+            csp_u.nheld--;
+            publish(op, idx);
+        }
+    }
+}
+
+void csp_pump(void)
+{
+    static uint32_t tick;
+    if (csp_u.nheld) {
+        push_held();
+    } else if (csp_u.nfreed_pending && (++tick & 63) == 0) {
+        reclaim();
+    }
+}
+
+/* ---- waiting ---- */
+
+/* Is the ghost still there? A dead ghost must turn waits into errors. */
+static int ghost_alive(void)
+{
+    if (__atomic_load_n(&csp_u.ghost->state, __ATOMIC_ACQUIRE) != CSP_GHOST_RUNNING)
+        return 0;
+    return !(kill(csp_u.ghost->ghost_pid, 0) != 0 && errno == ESRCH);
+}
+
+struct backoff {
+    uint32_t n;
+};
+
+/*
+ * One step of a polite wait: spin (polling MPI progress now and then),
+ * then yield, then sleep on the channel's wake word until the ghost
+ * completes something or a short timeout passes. ready() is re-checked
+ * after announcing sleep, so a completion between the check and the
+ * sleep is never missed. Returns -1 if the ghost is gone.
+ */
+static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
+{
+    b->n++;
+    if (b->n < csp_u.spin_iters) {
+        cpu_relax();
+        if ((b->n & 255) == 0)
+            csp_poke_progress();
+        return 0;
+    }
+    csp_poke_progress();
+    if (b->n < csp_u.spin_iters + csp_u.yield_iters) {
+        CSP_UNLOCK();
+        sched_yield();
+        CSP_LOCK();
+        return 0;
+    }
+    if (!ghost_alive())
+        return -1;
+    __atomic_store_n(&csp_u.chan->user_sleeping, 1, __ATOMIC_SEQ_CST);
+    uint32_t seq = __atomic_load_n(&csp_u.chan->wake, __ATOMIC_SEQ_CST);
+    if (!ready(arg)) {
+        csp_u.n_sleeps++;
+        CSP_UNLOCK();
+        futex_wait(&csp_u.chan->wake, seq, csp_u.sleep_us);
+        CSP_LOCK();
+    }
+    __atomic_store_n(&csp_u.chan->user_sleeping, 0, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static int op_ready(void *arg)
+{
+    struct csp_op *op = arg;
+    csp_pump();
+    if (op->state == CSP_OPS_HELD)
+        push_held();
+    return csp_poll_op(op);
+}
+
+int csp_wait_op(struct csp_op *op)
+{
+    struct backoff b = {0};
+    while (!op_ready(op)) {
+        if (backoff(&b, op_ready, op) < 0)
+            return csp_error(csp_u.world, CSP_E_GHOST_GONE);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Wait on a predicate with the same politeness (used by the *some/any family). */
+int csp_block_until(int (*ready)(void *), void *arg)
+{
+    struct backoff b = {0};
+    while (!ready(arg)) {
+        if (backoff(&b, ready, arg) < 0)
+            return csp_error(csp_u.world, CSP_E_GHOST_GONE);
+    }
+    return MPI_SUCCESS;
+}
+
+int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
+{
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->kind = kind;
+    op->mode = CSP_MATCH_NATIVE;
+    op->seg = CSP_SEG_NONE;
+    op->target = target;
+    op->target_gen = target_gen;
+    uint32_t idx;
+    struct backoff b = {0};
+    while (!take_cell(-1, &idx)) {
+        if (backoff(&b, op_ready, op) < 0) {
+            csp_op_release(op);
+            return MPI_ERR_OTHER;
+        }
+    }
+    publish(op, idx);
+    b.n = 0;
+    int rc = MPI_SUCCESS;
+    while (!csp_cell_done(&csp_u.cells[idx])) {
+        if (!ghost_alive()) {
+            rc = MPI_ERR_OTHER;
+            break;
+        }
+        if (b.n++ < 1000)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+    if (rc == MPI_SUCCESS)
+        rc = csp_u.cells[idx].st_error;
+    release_cell(idx, -1);
+    csp_op_release(op);
+    return rc;
+}
+
+static int all_finished(void *arg)
+{
+    (void)arg;
+    push_held();
+    reclaim();
+    for (uint32_t i = 0; i < csp_u.ncells; i++)
+        if (csp_u.cell_op[i])
+            return 0;
+    return csp_u.nheld == 0;
+}
+
+void csp_drain_all(void)
+{
+    csp_block_until(all_finished, NULL);
+}

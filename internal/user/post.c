@@ -1,0 +1,426 @@
+/*
+ * post.c: posting point-to-point operations on offloaded communicators.
+ *
+ * Every entry point first looks the communicator up: not offloaded means
+ * straight to PMPI. Offloaded: check the arguments, route (translate the
+ * peer to its ghost, pick the internal communicator, encode the tag), place
+ * the buffer (registered memory as is; anything else through a bounce
+ * block), and submit a cell. Blocking calls take the same path and wait, so
+ * a blocking and a nonblocking operation never take different routes.
+ */
+#include "user.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Size, lower bound and contiguity of count elements of dt. */
+static int type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig)
+{
+    /* MPICH encodes basic types as builtin handles 0x4c00SSII (SS = size):
+     * contiguous, lower bound 0, no MPI call needed. */
+    if (((uint32_t)dt & 0xfc000000u) == 0x4c000000u) {
+        *size = (int)(((uint32_t)dt >> 8) & 0xff);
+        *lb = 0;
+        *contig = 1;
+        if (*size > 0)
+            return MPI_SUCCESS;
+    }
+    int rc = PMPI_Type_size(dt, size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Aint tlb, text, elb, ext;
+    if ((rc = PMPI_Type_get_true_extent(dt, &tlb, &text)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = PMPI_Type_get_extent(dt, &elb, &ext)) != MPI_SUCCESS)
+        return rc;
+    *lb = tlb;
+    *contig = text == *size && (count <= 1 || ext == *size);
+    return MPI_SUCCESS;
+}
+
+/* Decide where the ghost finds op's bytes. For sends, a bounce block gets
+ * a copy now; for receives the copy out happens when the op finishes. */
+static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt, int send,
+                 struct csp_comm *c)
+{
+    int size, contig;
+    MPI_Aint lb;
+    int rc = type_info(dt, count, &size, &lb, &contig);
+    if (rc != MPI_SUCCESS)
+        return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+    uint64_t nbytes = (uint64_t)count * (uint64_t)size;
+    op->ubuf = (void *)buf;
+    op->ucount = count;
+    op->utype = dt;
+    op->ulb = lb;
+    op->usize = size;
+    op->contig = (uint8_t)contig;
+    op->nbytes = nbytes;
+    op->seg = CSP_SEG_NONE;
+    op->off = 0;
+    if (nbytes == 0)
+        return MPI_SUCCESS;
+    if (nbytes > INT_MAX)
+        return csp_error(c->comm, CSP_E_TOO_BIG);
+    uint32_t seg;
+    uint64_t off;
+    const char *start = (const char *)buf + lb;
+    if (contig && csp_heap_find(csp_u.heap, start, nbytes, &seg, &off)) {
+        op->seg = seg;
+        op->off = off;
+        return MPI_SUCCESS;
+    }
+    void *b = csp_heap_alloc(csp_u.heap, nbytes);
+    if (!b)
+        return csp_error(c->comm, CSP_E_NOMEM);
+    if (send) {
+        if (contig) {
+            memcpy(b, start, nbytes);
+        } else {
+            int pos = 0;
+            rc = PMPI_Pack(buf, count, dt, b, (int)nbytes, &pos, MPI_COMM_SELF);
+            if (rc != MPI_SUCCESS) {
+                csp_heap_free(csp_u.heap, b);
+                return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+            }
+        }
+    }
+    csp_heap_find(csp_u.heap, b, nbytes, &seg, &off);
+    op->bounce = b;
+    op->flags |= CSP_CELL_F_BOUNCE;
+    op->seg = seg;
+    op->off = off;
+    csp_u.n_bounce++;
+    return MPI_SUCCESS;
+}
+
+/* Route a send to dest: peer ghost, internal communicator, encoded tag. */
+static void route_send(struct csp_op *op, struct csp_comm *c, int dest, int tag, uint32_t flags)
+{
+    const struct csp_tags *t = &csp_u.tags;
+    uint32_t soff = (uint32_t)c->my_off, doff = (uint32_t)c->off[dest];
+    op->peer = c->ghost[dest];
+    op->mode = c->mode;
+    switch (c->algo) {
+    case CSP_ALGO_DUP:
+        op->slot = c->slots[soff * (uint32_t)c->K + doff];
+        op->itag = tag;
+        break;
+    case CSP_ALGO_DUPSRC:
+        op->slot = c->slots[doff];
+        op->itag = csp_tag_encode(t, flags, 0, soff, 0, (uint32_t)tag);
+        break;
+    default: /* TAG, MATCH */
+        op->slot = c->slots[0];
+        op->itag = csp_tag_encode(t, flags, (uint32_t)c->ctx, soff, doff, (uint32_t)tag);
+        break;
+    }
+}
+
+/* Route a receive or probe from src (or MPI_ANY_SOURCE) with tag (or
+ * MPI_ANY_TAG). Returns an error class when the communicator's hint rules
+ * the wildcard out. */
+static int route_recv(struct csp_op *op, struct csp_comm *c, int src, int tag)
+{
+    const struct csp_tags *t = &csp_u.tags;
+    int anysrc = src == MPI_ANY_SOURCE, anytag = tag == MPI_ANY_TAG;
+    uint32_t soff = anysrc ? 0 : (uint32_t)c->off[src], doff = (uint32_t)c->my_off;
+    op->peer = anysrc ? MPI_ANY_SOURCE : c->ghost[src];
+    op->mode = c->mode;
+    op->tag_mask = 0;
+    switch (c->algo) {
+    case CSP_ALGO_TAG:
+        if (anysrc)
+            return CSP_E_ANYSRC_NONE;
+        if (anytag)
+            return CSP_E_ANYTAG_NONE;
+        op->slot = c->slots[0];
+        op->itag = csp_tag_encode(t, 0, (uint32_t)c->ctx, soff, doff, (uint32_t)tag);
+        break;
+    case CSP_ALGO_DUP:
+        if (anysrc)
+            return CSP_E_ANYSRC_DUP;
+        op->slot = c->slots[soff * (uint32_t)c->K + doff];
+        op->itag = tag;
+        break;
+    case CSP_ALGO_DUPSRC:
+        op->slot = c->slots[doff];
+        op->itag = csp_tag_encode(t, 0, 0, soff, 0, anytag ? 0 : (uint32_t)tag);
+        op->tag_mask = (anysrc ? 0 : t->off_mask << t->src_shift) | (anytag ? 0 : t->user_mask);
+        break;
+    default: /* MATCH */
+        op->slot = c->slots[0];
+        op->itag = csp_tag_encode(t, 0, (uint32_t)c->ctx, soff, doff, anytag ? 0 : (uint32_t)tag);
+        op->tag_mask = t->ctx_mask << t->ctx_shift | t->off_mask << t->dst_shift |
+                       (anysrc ? 0 : t->off_mask << t->src_shift) | (anytag ? 0 : t->user_mask);
+        break;
+    }
+    return -1;
+}
+
+static int check_peer(struct csp_comm *c, int peer, int wildcard_ok)
+{
+    if (peer >= 0 && peer < c->size)
+        return -1;
+    if (wildcard_ok && peer == MPI_ANY_SOURCE)
+        return -1;
+    return CSP_E_RANK;
+}
+
+static int check_tag(int tag, int wildcard_ok)
+{
+    if (tag >= 0 && tag <= csp_u.tags.exposed_ub)
+        return -1;
+    if (wildcard_ok && tag == MPI_ANY_TAG)
+        return -1;
+    return tag < 0 ? CSP_E_TAG_NEG : CSP_E_TAG_BOUND;
+}
+
+/* Build and submit a send op; *opp receives it. */
+static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                     struct csp_comm *c, int sync, struct csp_op **opp)
+{
+    int e;
+    if ((e = check_peer(c, dest, 0)) >= 0 || (e = check_tag(tag, 0)) >= 0)
+        return csp_error(c->comm, e);
+    if (count < 0)
+        return csp_error(c->comm, CSP_E_COUNT);
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return csp_error(c->comm, CSP_E_NOMEM);
+    op->kind = sync ? CSP_OP_SSEND : CSP_OP_SEND;
+    op->src = dest;
+    op->tag = tag;
+    int rc = place(op, buf, count, dt, 1, c);
+    if (rc != MPI_SUCCESS) {
+        csp_op_release(op);
+        return rc;
+    }
+    route_send(op, c, dest, tag, 0);
+    op->comm = c;
+    c->refs++;
+    *opp = op;
+    return MPI_SUCCESS;
+}
+
+static int post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                     struct csp_comm *c, struct csp_op **opp)
+{
+    int e;
+    if ((e = check_peer(c, src, 1)) >= 0 || (e = check_tag(tag, 1)) >= 0)
+        return csp_error(c->comm, e);
+    if (count < 0)
+        return csp_error(c->comm, CSP_E_COUNT);
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return csp_error(c->comm, CSP_E_NOMEM);
+    op->kind = kind;
+    op->src = src;
+    op->tag = tag;
+    if ((e = route_recv(op, c, src, tag)) >= 0) {
+        csp_op_release(op);
+        return csp_error(c->comm, e);
+    }
+    int rc = kind == CSP_OP_RECV ? place(op, buf, count, dt, 0, c) : MPI_SUCCESS;
+    if (kind != CSP_OP_RECV)
+        op->seg = CSP_SEG_NONE;
+    if (rc != MPI_SUCCESS) {
+        csp_op_release(op);
+        return rc;
+    }
+    op->comm = c;
+    c->refs++;
+    *opp = op;
+    return MPI_SUCCESS;
+}
+
+/* Hand a fresh op to the application as a generalized request. */
+static int start_request(struct csp_op *op, MPI_Request *req)
+{
+    int rc = csp_greq_start(op, req);
+    if (rc != MPI_SUCCESS) {
+        if (op->bounce)
+            csp_heap_free(csp_u.heap, op->bounce);
+        csp_comm_unref(op->comm);
+        csp_op_release(op);
+        return rc;
+    }
+    csp_submit(op);
+    return MPI_SUCCESS;
+}
+
+/* Wait for a blocking op, take its result and return the record. */
+static int finish_blocking(struct csp_op *op, MPI_Status *st)
+{
+    int rc = csp_wait_op(op);
+    if (rc == MPI_SUCCESS) {
+        csp_greq_fill_status(op, st);
+        rc = op->st_error;
+    }
+    csp_op_release(op);
+    return rc;
+}
+
+int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req, int sync)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    int rc;
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        csp_u.n_direct++;
+        CSP_UNLOCK();
+        return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
+                    : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+    }
+    struct csp_op *op;
+    if ((rc = post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS &&
+        (rc = start_request(op, req)) == MPI_SUCCESS)
+        csp_u.n_isend++;
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    int rc;
+    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        csp_u.n_direct++;
+        CSP_UNLOCK();
+        return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    }
+    struct csp_op *op;
+    if ((rc = post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS &&
+        (rc = start_request(op, req)) == MPI_SUCCESS)
+        csp_u.n_irecv++;
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             int sync)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    int rc;
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        csp_u.n_direct++;
+        CSP_UNLOCK();
+        return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
+                    : PMPI_Send(buf, count, dt, dest, tag, comm);
+    }
+    struct csp_op *op;
+    if ((rc = post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS) {
+        csp_u.n_isend++;
+        csp_submit(op);
+        rc = finish_blocking(op, MPI_STATUS_IGNORE);
+    }
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *st)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    int rc;
+    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        csp_u.n_direct++;
+        CSP_UNLOCK();
+        return PMPI_Recv(buf, count, dt, src, tag, comm, st);
+    }
+    struct csp_op *op;
+    if ((rc = post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS) {
+        csp_u.n_irecv++;
+        csp_submit(op);
+        rc = finish_blocking(op, st);
+    }
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    struct csp_comm *c;
+    CSP_LOCK();
+    c = csp_comm_get(comm);
+    CSP_UNLOCK();
+    if (!c || c->algo == CSP_ALGO_OFF)
+        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
+                             st);
+    MPI_Request r[2];
+    int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = csp_isend(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
+    if (rc != MPI_SUCCESS) {
+        csp_cancel(&r[0]);
+        csp_wait(&r[0], MPI_STATUS_IGNORE);
+        return rc;
+    }
+    MPI_Status sts[2];
+    rc = csp_waitall(2, r, sts);
+    if (st != MPI_STATUS_IGNORE)
+        *st = sts[0];
+    if (rc == MPI_ERR_IN_STATUS)
+        rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
+    return rc;
+}
+
+int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    int rc;
+    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        CSP_UNLOCK();
+        return PMPI_Iprobe(src, tag, comm, flag, st);
+    }
+    struct csp_op *op;
+    if ((rc = post_recv(CSP_OP_IPROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
+        csp_u.n_probe++;
+        csp_submit(op);
+        rc = csp_wait_op(op);
+        if (rc == MPI_SUCCESS) {
+            *flag = op->st_found;
+            if (op->st_found)
+                csp_greq_fill_status(op, st);
+            else
+                csp_poke_progress();
+            rc = op->st_error;
+        }
+        csp_op_release(op);
+    }
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    int rc;
+    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        CSP_UNLOCK();
+        return PMPI_Probe(src, tag, comm, st);
+    }
+    struct csp_op *op;
+    if ((rc = post_recv(CSP_OP_PROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
+        csp_u.n_probe++;
+        csp_submit(op);
+        rc = finish_blocking(op, st);
+    }
+    CSP_UNLOCK();
+    return rc;
+}

@@ -1,0 +1,207 @@
+// Package user is the user side of CasperII: the C fast path (user.h,
+// post.c, wait.c, engine.c, comm.c) and the Go code that sets it up at
+// MPI_Init, installs communicator entries, and shuts it down at
+// MPI_Finalize.
+package user
+
+/*
+#cgo pkg-config: mpich
+#cgo CFLAGS: -I${SRCDIR}/../channel -I${SRCDIR}/../heap -I${SRCDIR}/../../greq -I${SRCDIR}/../../postcell -I${SRCDIR}/../../spsc -O2 -Wall -Werror
+#include <stdlib.h>
+#include "user.h"
+
+static int csp_user_attach_ring(void *mem, size_t len)
+{
+	int rc = spsc_attach(mem, len, &csp_u.ring);
+	if (rc != 0)
+		return rc;
+	spsc_producer_init(&csp_u.prod, &csp_u.ring);
+	return 0;
+}
+
+static void csp_user_on_release(struct csp_op *op)
+{
+	if (op->comm) {
+		csp_comm_unref(op->comm);
+		op->comm = NULL;
+	}
+	if (op->bounce) {
+		csp_heap_free(csp_u.heap, op->bounce);
+		op->bounce = NULL;
+	}
+}
+
+static void csp_user_init_globals(void)
+{
+	pthread_mutex_init(&csp_u.lock, NULL);
+	csp_greq.on_release = csp_user_on_release;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/casperii/casperii/greq"
+	"github.com/casperii/casperii/internal/channel"
+	"github.com/casperii/casperii/internal/heap"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/tagenc"
+)
+
+var _ = greq.Current // the C side links greq.c
+
+// Config is what the user side needs from MPI_Init.
+type Config struct {
+	Channel    *channel.User
+	Ghost      *channel.Ghost
+	World      mpi.Comm // COMM_USER_WORLD
+	WRank      int      // rank in the real MPI_COMM_WORLD
+	GhostWRank int
+	Multiple   bool           // MPI_THREAD_MULTIPLE
+	Tags       *tagenc.Layout // nil when no tag layout fits
+	ExposedUB  int            // the MPI_TAG_UB the application sees
+	ArenaShift int            // log2 of heap arena size
+	SpinIters  int            // wait policy: busy polls, then
+	YieldIters int            // yields, then sleeps of
+	SleepUS    int            // this many microseconds on the wake word
+}
+
+// errorMessages are the one-line explanations of the errors the fast path
+// raises, by enum csp_errmsg, with their MPI error classes.
+var errorMessages = [C.CSP_E_MAX]struct {
+	class int
+	msg   string
+}{
+	C.CSP_E_TAG_BOUND:    {mpi.ErrTag, "CasperII: tag above the MPI_TAG_UB this job exposes (offload reserves tag bits); query MPI_TAG_UB on MPI_COMM_WORLD and keep tags at or below it"},
+	C.CSP_E_TAG_NEG:      {mpi.ErrTag, "CasperII: negative tag; tags are 0..MPI_TAG_UB (MPI_ANY_TAG only in receives and probes)"},
+	C.CSP_E_RANK:         {mpi.ErrRank, "CasperII: rank outside the communicator; use 0..size-1, MPI_PROC_NULL, or MPI_ANY_SOURCE in receives and probes"},
+	C.CSP_E_COUNT:        {mpi.ErrCount, "CasperII: negative count; counts are >= 0"},
+	C.CSP_E_ANYSRC_NONE:  {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_src on it"},
+	C.CSP_E_ANYTAG_NONE:  {mpi.ErrTag, "CasperII: MPI_ANY_TAG on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_tag_same_tag or any_src on it"},
+	C.CSP_E_ANYSRC_DUP:   {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator with wildcard_used=any_tag_same_tag; set wildcard_used=any_src|any_tag_same_tag on it"},
+	C.CSP_E_NOMEM:        {mpi.ErrNoMem, "CasperII: no memory for a bounce copy; allocate buffers with MPI_Alloc_mem and shmbuf_regist=true, or post fewer operations at once"},
+	C.CSP_E_TOO_BIG:      {mpi.ErrCount, "CasperII: a message of 2 GiB or more cannot be offloaded; split it, or set async_config=off on the communicator"},
+	C.CSP_E_GHOST_GONE:   {mpi.ErrOther, "CasperII: the ghost process serving this process has exited; the job cannot continue"},
+}
+
+var (
+	hp       *heap.Heap
+	progress mpi.Comm
+	started  bool
+)
+
+// Start builds the fast path's state. After Start, offloaded communicators
+// (SetComm) carry their point-to-point traffic through the ghost.
+func Start(cfg Config) error {
+	C.csp_user_init_globals()
+	u := &C.csp_u
+	ch := cfg.Channel
+	n := ch.Hdr.Ncells
+	u.world = C.MPI_Comm(cfg.World.Raw())
+	u.wrank = C.int(cfg.WRank)
+	u.ghost_wrank = C.int(cfg.GhostWRank)
+	if cfg.Multiple {
+		u.multiple = 1
+	}
+	u._chan = (*C.struct_csp_chan_hdr)(ch.Seg.Base())
+	u.cells = (*C.struct_csp_cell)(unsafe.Add(ch.Seg.Base(), ch.Hdr.CellsOff))
+	u.ncells = C.uint32_t(n)
+	ringMem := unsafe.Add(ch.Seg.Base(), ch.Hdr.RingOff)
+	if rc := C.csp_user_attach_ring(ringMem, C.size_t(ch.Hdr.CellsOff-ch.Hdr.RingOff)); rc != 0 {
+		return fmt.Errorf("user: attaching the submission ring: error %d", rc)
+	}
+	u.ghost = (*C.struct_csp_ghost_hdr)(cfg.Ghost.Seg.Base())
+
+	// Free cells: a LIFO stack handing out low indices first.
+	u.pool.idx = (*C.uint32_t)(C.calloc(C.size_t(n), 4))
+	u.cell_op = (**C.struct_csp_op)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	u.gen = (*C.uint32_t)(C.calloc(C.size_t(n), 4))
+	if u.pool.idx == nil || u.cell_op == nil || u.gen == nil {
+		return fmt.Errorf("user: out of memory for %d cells", n)
+	}
+	stack := unsafe.Slice((*uint32)(unsafe.Pointer(u.pool.idx)), n)
+	for i := range stack {
+		stack[i] = n - 1 - uint32(i)
+	}
+	u.pool.n, u.pool.cap = C.uint32_t(n), C.uint32_t(n)
+	avail := n - C.CSP_CTRL_CELLS
+	u.cap[0] = C.uint32_t(avail - avail/4)
+	u.cap[1] = C.uint32_t(avail - avail/4)
+
+	var err error
+	hp, err = heap.New(unsafe.Add(ch.Seg.Base(), channel.SegTableOff), channel.MaxSegments, cfg.ArenaShift)
+	if err != nil {
+		return err
+	}
+	u.heap = (*C.struct_csp_heap)(hp.C())
+
+	t := &u.tags
+	t.exposed_ub = C.int(cfg.ExposedUB)
+	if cfg.Tags != nil {
+		s := cfg.Tags.Shifts()
+		t.user_bits = C.int(cfg.Tags.UserBits())
+		t.dst_shift, t.src_shift = C.int(s.Dst.Shift), C.int(s.Src.Shift)
+		t.ctx_shift, t.flag_shift = C.int(s.Ctx.Shift), C.int(s.Flags.Shift)
+		t.user_mask, t.off_mask = C.uint32_t(s.Tag.Mask), C.uint32_t(s.Src.Mask)
+		t.ctx_mask, t.flag_mask = C.uint32_t(s.Ctx.Mask), C.uint32_t(s.Flags.Mask)
+	}
+
+	if progress, err = mpi.CommSelf.Dup(); err != nil {
+		return fmt.Errorf("user: private communicator for progress: %w", err)
+	}
+	u.progress_comm = C.MPI_Comm(progress.Raw())
+	for i, e := range errorMessages {
+		code, err := mpi.AddErrorCode(e.class)
+		if err != nil {
+			return fmt.Errorf("user: registering error codes: %w", err)
+		}
+		if err := mpi.AddErrorString(code, e.msg); err != nil {
+			return fmt.Errorf("user: registering error strings: %w", err)
+		}
+		u.errcode[i] = C.int(code)
+	}
+	u.spin_iters = C.uint32_t(max(cfg.SpinIters, 1))
+	u.yield_iters = C.uint32_t(max(cfg.YieldIters, 0))
+	u.sleep_us = C.uint32_t(max(cfg.SleepUS, 10))
+	u.on = 1
+	started = true
+	return nil
+}
+
+// Started reports whether this process runs the offload fast path.
+func Started() bool { return started }
+
+// Heap returns the shared heap (registered buffers, bounce copies).
+func Heap() *heap.Heap { return hp }
+
+// Stats are the per-process counters printed with CSP_STATS=1.
+type Stats struct {
+	Isend, Irecv, Direct, Bounce, Held, Sleeps, Probes uint64
+}
+
+// CurrentStats returns this process's counters.
+func CurrentStats() Stats {
+	u := &C.csp_u
+	return Stats{Isend: uint64(u.n_isend), Irecv: uint64(u.n_irecv), Direct: uint64(u.n_direct),
+		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe)}
+}
+
+// Finish waits for every offloaded operation, tells the ghost this user is
+// done, and releases the fast path's resources. Called by MPI_Finalize.
+func Finish() error {
+	if !started {
+		return nil
+	}
+	C.csp_drain_all()
+	rc := C.csp_control(C.CSP_OP_FINALIZE, 0, 0)
+	C.csp_u._chan.user_state = C.CSP_USER_FINALIZED
+	C.csp_u.on = 0
+	started = false
+	progress.Free()
+	if rc != 0 {
+		return fmt.Errorf("user: the ghost did not acknowledge finalization (error %d)", rc)
+	}
+	return nil
+}

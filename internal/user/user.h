@@ -1,0 +1,235 @@
+/*
+ * user.h: the user side of CasperII, the per-call fast path.
+ *
+ * Everything an application's MPI_Isend / MPI_Irecv / MPI_Wait... touches on
+ * an offloaded communicator is here, in C, because a call from C into Go
+ * costs more than MPI's own post. Go (user.go, comm.go) builds the state at
+ * MPI_Init and the communicator entries at communicator creation; C reads
+ * them.
+ *
+ * Threading: the application may call MPI from several threads only under
+ * MPI_THREAD_MULTIPLE; then every entry point takes csp_u.lock (see
+ * CSP_LOCK). Waits drop the lock while they back off.
+ */
+#ifndef CASPERII_USER_H
+#define CASPERII_USER_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "channel.h"
+#include "greq.h"
+#include "heap.h"
+#include "postcell.h"
+#include "spsc.h"
+
+/* Algorithms, the values of info.Algorithm. */
+enum csp_algo {
+    CSP_ALGO_OFF = 0,
+    CSP_ALGO_TAG = 1,    /* tag encoding, native matching            */
+    CSP_ALGO_DUP = 2,    /* duplication per (src, dst) offset pair    */
+    CSP_ALGO_DUPSRC = 3, /* duplication per dst offset, ghost matches */
+    CSP_ALGO_MATCH = 4   /* tag encoding, ghost matches               */
+};
+
+/* Backlog classes: a full class holds its posts in order without blocking
+ * the other, so receives waiting for a peer never starve sends. */
+enum { CSP_CLASS_SEND = 0, CSP_CLASS_RECV = 1, CSP_NCLASS = 2 };
+#define CSP_CTRL_CELLS 4u /* cells kept back for cancel/segment/finalize */
+
+/* (ghost world rank, offset) -> communicator rank, sorted by key. */
+struct csp_rev {
+    int64_t key;
+    int32_t rank;
+    int32_t pad;
+};
+
+/* One user communicator. Built by Go (comm.go), read by C. */
+struct csp_comm {
+    MPI_Comm comm;
+    int refs;         /* the table's reference + one per pending operation */
+    uint8_t algo;     /* enum csp_algo                                     */
+    uint8_t mode;     /* CSP_MATCH_NATIVE or CSP_MATCH_GHOST               */
+    uint8_t regist;   /* shmbuf_regist hint                                */
+    uint8_t pad;
+    int size, rank;
+    int my_off;       /* this process's offset in the communicator         */
+    int K;            /* most members per ghost                             */
+    int ctx;          /* tag context (tag encoding, ghost matching)        */
+    int nslots;
+    int32_t *slots;   /* internal communicators, as pool indices           */
+    int32_t *ghost;   /* [size] serving ghost's world rank                 */
+    int32_t *off;     /* [size] offset                                     */
+    struct csp_rev *rev;
+    int nrev;
+};
+
+/* Tag layout (tagenc.Layout.Shifts). */
+struct csp_tags {
+    int exposed_ub;
+    int user_bits;
+    int dst_shift, src_shift, ctx_shift, flag_shift;
+    uint32_t user_mask, off_mask, ctx_mask, flag_mask;
+};
+
+/* Error codes registered at MPI_Init, each with its one-line explanation. */
+enum csp_errmsg {
+    CSP_E_TAG_BOUND = 0,
+    CSP_E_TAG_NEG,
+    CSP_E_RANK,
+    CSP_E_COUNT,
+    CSP_E_ANYSRC_NONE,
+    CSP_E_ANYTAG_NONE,
+    CSP_E_ANYSRC_DUP,
+    CSP_E_NOMEM,
+    CSP_E_TOO_BIG,
+    CSP_E_GHOST_GONE,
+    CSP_E_MAX
+};
+
+struct csp_user {
+    int on;                   /* this process is a user served by a ghost   */
+    int multiple;             /* MPI_THREAD_MULTIPLE: take lock             */
+    pthread_mutex_t lock;
+    MPI_Comm world;           /* COMM_USER_WORLD                            */
+    int wrank;                /* rank in the real MPI_COMM_WORLD            */
+    int ghost_wrank;
+    int errcode[CSP_E_MAX];   /* registered error codes                     */
+
+    /* channel to the ghost */
+    struct csp_chan_hdr *chan;
+    struct csp_cell *cells;
+    uint32_t ncells;
+    struct spsc_ring ring;
+    struct spsc_producer prod;
+    struct csp_ghost_hdr *ghost;
+    struct csp_cell_pool pool;
+    struct csp_op **cell_op;  /* [ncells] operation carried by each cell */
+    uint32_t *gen;            /* [ncells] last generation used per cell */
+
+    /* backpressure */
+    uint32_t inflight[CSP_NCLASS];
+    uint32_t cap[CSP_NCLASS];
+    struct csp_op *held_head[CSP_NCLASS], *held_tail[CSP_NCLASS];
+    uint32_t nheld;
+    uint32_t nfreed_pending;  /* freed by the application, not yet finished */
+
+    struct csp_heap *heap;
+    struct csp_tags tags;
+
+    /* communicator table: open addressing on the handle */
+    MPI_Comm *ctab_keys;
+    struct csp_comm **ctab_vals;
+    size_t ctab_mask, ctab_used;
+
+    MPI_Comm progress_comm;   /* private communicator to poke progress on */
+
+    /* wait policy */
+    uint32_t spin_iters;      /* busy polls before yielding                */
+    uint32_t yield_iters;     /* yields before sleeping                    */
+    uint32_t sleep_us;        /* futex sleep timeout                       */
+
+    /* statistics (CSP_STATS) */
+    uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_sleeps, n_probe;
+};
+
+extern struct csp_user csp_u;
+
+#define CSP_LOCK()                                                                                 \
+    do {                                                                                           \
+        if (csp_u.multiple)                                                                        \
+            pthread_mutex_lock(&csp_u.lock);                                                       \
+    } while (0)
+#define CSP_UNLOCK()                                                                               \
+    do {                                                                                           \
+        if (csp_u.multiple)                                                                        \
+            pthread_mutex_unlock(&csp_u.lock);                                                     \
+    } while (0)
+
+/* ---- communicator table (comm.c) ---- */
+int csp_comm_put(struct csp_comm *c);          /* 0 or -1 */
+struct csp_comm *csp_comm_take(MPI_Comm comm); /* remove from table; caller drops ref */
+void csp_comm_unref(struct csp_comm *c);
+static inline struct csp_comm *csp_comm_get(MPI_Comm comm);
+int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -1 */
+
+/* ---- posting (post.c) ---- */
+int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req, int sync);
+int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Request *req);
+int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             int sync);
+int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *st);
+int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st);
+int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st);
+int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+
+/* ---- completion (wait.c) ---- */
+int csp_wait(MPI_Request *req, MPI_Status *st);
+int csp_test(MPI_Request *req, int *flag, MPI_Status *st);
+int csp_waitall(int n, MPI_Request reqs[], MPI_Status sts[]);
+int csp_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
+int csp_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st);
+int csp_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st);
+int csp_waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[]);
+int csp_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[]);
+int csp_request_free(MPI_Request *req);
+int csp_cancel(MPI_Request *req);
+int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
+
+/* ---- engine (engine.c) ---- */
+/* Recycle every finished cell and push held posts; cheap when idle. */
+void csp_pump(void);
+/* Make sure op is DONE, backing off politely. Returns an MPI error code. */
+int csp_wait_op(struct csp_op *op);
+/* Finish op if its cell is done; returns 1 if op is DONE. */
+int csp_poll_op(struct csp_op *op);
+/* Post a control cell (cancel, segment, finalize) and wait for it. */
+int csp_control(uint8_t op, uint32_t target, uint32_t target_gen);
+/* Wait until every operation has finished (MPI_Finalize). */
+void csp_drain_all(void);
+/* Give the MPI progress engine a turn (ordinary requests keep moving). */
+void csp_poke_progress(void);
+/* Enter op into its class: a cell now, or the backlog. */
+void csp_submit(struct csp_op *op);
+/* Report an error through comm's error handler; returns the code. */
+int csp_error(MPI_Comm comm, enum csp_errmsg e);
+
+/* ---- inline helpers ---- */
+
+static inline size_t csp_comm_hash(MPI_Comm c)
+{
+    uint32_t x = (uint32_t)c;
+    x ^= x >> 15;
+    x *= 0x2c1b3c6dU;
+    x ^= x >> 12;
+    return x;
+}
+
+static inline struct csp_comm *csp_comm_get(MPI_Comm comm)
+{
+    if (csp_u.ctab_used == 0)
+        return NULL;
+    size_t i = csp_comm_hash(comm) & csp_u.ctab_mask;
+    for (;;) {
+        struct csp_comm *v = csp_u.ctab_vals[i];
+        if (!v)
+            return NULL;
+        if (csp_u.ctab_keys[i] == comm)
+            return v;
+        i = (i + 1) & csp_u.ctab_mask;
+    }
+}
+
+static inline int csp_tag_encode(const struct csp_tags *t, uint32_t flags, uint32_t ctx,
+                                 uint32_t src, uint32_t dst, uint32_t tag)
+{
+    return (int)(flags << t->flag_shift | ctx << t->ctx_shift | src << t->src_shift |
+                 dst << t->dst_shift | tag);
+}
+
+#endif /* CASPERII_USER_H */
