@@ -58,14 +58,26 @@ func readConfig(getenv func(string) string) (Config, error) {
 		return nil
 	}
 	for _, f := range []func() error{
-		func() error { return intVar("CSP_NG", &c.NG, 0, 1<<20, "use a number of ghosts per node >= 0 (0 turns offload off)") },
-		func() error { return intVar("CSP_NODE_SIZE", &c.NodeSize, 1, 1<<20, "use the number of consecutive ranks per virtual node, >= 1") },
-		func() error { return intVar("CSP_OFFLOAD_SHMQ_NCELLS", &c.Cells, 16, 1<<16, "use a cell count between 16 and 65536") },
-		func() error { return intVar("CSP_COMM_POOL", &c.CommPool, 0, 1024, "use a number of internal communicators between 0 (automatic) and 1024") },
-		func() error { return intVar("CSP_HEAP_ARENA", &c.ArenaShift, 20, 34, "use log2 of the arena size, 20 (1 MiB) to 34 (16 GiB)") },
+		func() error {
+			return intVar("CSP_NG", &c.NG, 0, 1<<20, "use a number of ghosts per node >= 0 (0 turns offload off)")
+		},
+		func() error {
+			return intVar("CSP_NODE_SIZE", &c.NodeSize, 1, 1<<20, "use the number of consecutive ranks per virtual node, >= 1")
+		},
+		func() error {
+			return intVar("CSP_OFFLOAD_SHMQ_NCELLS", &c.Cells, 16, 1<<16, "use a cell count between 16 and 65536")
+		},
+		func() error {
+			return intVar("CSP_COMM_POOL", &c.CommPool, 0, 1024, "use a number of internal communicators between 0 (automatic) and 1024")
+		},
+		func() error {
+			return intVar("CSP_HEAP_ARENA", &c.ArenaShift, 20, 34, "use log2 of the arena size, 20 (1 MiB) to 34 (16 GiB)")
+		},
 		func() error { return intVar("CSP_WAIT_SPIN", &c.SpinIters, 1, 1<<30, "use a positive number of polls") },
 		func() error { return intVar("CSP_WAIT_YIELD", &c.YieldIters, 0, 1<<30, "use a number of yields >= 0") },
-		func() error { return intVar("CSP_WAIT_SLEEP_US", &c.SleepUS, 10, 1000000, "use a sleep between 10 and 1000000 microseconds") },
+		func() error {
+			return intVar("CSP_WAIT_SLEEP_US", &c.SleepUS, 10, 1000000, "use a sleep between 10 and 1000000 microseconds")
+		},
 	} {
 		if err := f(); err != nil {
 			return c, err

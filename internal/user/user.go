@@ -74,16 +74,16 @@ var errorMessages = [C.CSP_E_MAX]struct {
 	class int
 	msg   string
 }{
-	C.CSP_E_TAG_BOUND:    {mpi.ErrTag, "CasperII: tag above the MPI_TAG_UB this job exposes (offload reserves tag bits); query MPI_TAG_UB on MPI_COMM_WORLD and keep tags at or below it"},
-	C.CSP_E_TAG_NEG:      {mpi.ErrTag, "CasperII: negative tag; tags are 0..MPI_TAG_UB (MPI_ANY_TAG only in receives and probes)"},
-	C.CSP_E_RANK:         {mpi.ErrRank, "CasperII: rank outside the communicator; use 0..size-1, MPI_PROC_NULL, or MPI_ANY_SOURCE in receives and probes"},
-	C.CSP_E_COUNT:        {mpi.ErrCount, "CasperII: negative count; counts are >= 0"},
-	C.CSP_E_ANYSRC_NONE:  {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_src on it"},
-	C.CSP_E_ANYTAG_NONE:  {mpi.ErrTag, "CasperII: MPI_ANY_TAG on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_tag_same_tag or any_src on it"},
-	C.CSP_E_ANYSRC_DUP:   {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator with wildcard_used=any_tag_same_tag; set wildcard_used=any_src|any_tag_same_tag on it"},
-	C.CSP_E_NOMEM:        {mpi.ErrNoMem, "CasperII: no memory for a bounce copy; allocate buffers with MPI_Alloc_mem and shmbuf_regist=true, or post fewer operations at once"},
-	C.CSP_E_TOO_BIG:      {mpi.ErrCount, "CasperII: a message of 2 GiB or more cannot be offloaded; split it, or set async_config=off on the communicator"},
-	C.CSP_E_GHOST_GONE:   {mpi.ErrOther, "CasperII: the ghost process serving this process has exited; the job cannot continue"},
+	C.CSP_E_TAG_BOUND:   {mpi.ErrTag, "CasperII: tag above the MPI_TAG_UB this job exposes (offload reserves tag bits); query MPI_TAG_UB on MPI_COMM_WORLD and keep tags at or below it"},
+	C.CSP_E_TAG_NEG:     {mpi.ErrTag, "CasperII: negative tag; tags are 0..MPI_TAG_UB (MPI_ANY_TAG only in receives and probes)"},
+	C.CSP_E_RANK:        {mpi.ErrRank, "CasperII: rank outside the communicator; use 0..size-1, MPI_PROC_NULL, or MPI_ANY_SOURCE in receives and probes"},
+	C.CSP_E_COUNT:       {mpi.ErrCount, "CasperII: negative count; counts are >= 0"},
+	C.CSP_E_ANYSRC_NONE: {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_src on it"},
+	C.CSP_E_ANYTAG_NONE: {mpi.ErrTag, "CasperII: MPI_ANY_TAG on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_tag_same_tag or any_src on it"},
+	C.CSP_E_ANYSRC_DUP:  {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator with wildcard_used=any_tag_same_tag; set wildcard_used=any_src|any_tag_same_tag on it"},
+	C.CSP_E_NOMEM:       {mpi.ErrNoMem, "CasperII: no memory for a bounce copy; allocate buffers with MPI_Alloc_mem and shmbuf_regist=true, or post fewer operations at once"},
+	C.CSP_E_TOO_BIG:     {mpi.ErrCount, "CasperII: a message of 2 GiB or more cannot be offloaded; split it, or set async_config=off on the communicator"},
+	C.CSP_E_GHOST_GONE:  {mpi.ErrOther, "CasperII: the ghost process serving this process has exited; the job cannot continue"},
 }
 
 var (
