@@ -14,12 +14,12 @@
 package casperii
 
 import (
-	"errors"
 	"fmt"
 	goruntime "runtime"
 	"unsafe"
 
 	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/internal/core"
 	"github.com/casperii/casperii/internal/mpi"
 	"github.com/casperii/casperii/internal/user"
 )
@@ -54,25 +54,25 @@ func Init() error {
 // errors on the communicators of the Go API are returned as Go errors.
 func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	goruntime.LockOSThread()
-	p, err := initRuntime(int(required))
+	p, err := core.Init(int(required))
 	if err != nil {
 		return ThreadLevel(p), err
 	}
-	rt.userWorld.SetErrhandler(mpi.ErrorsReturn)
+	core.Current().UserWorld().SetErrhandler(mpi.ErrorsReturn)
 	return ThreadLevel(p), nil
 }
 
 // Finalize finishes CasperII and MPI.
-func Finalize() error { return finalizeRuntime() }
+func Finalize() error { return core.Finalize() }
 
 // TagUB returns the largest tag the program may use: MPI's MPI_TAG_UB,
 // reduced by the bits tag encoding reserves when it may be used.
 func TagUB() int {
-	if rt == nil || rt.role == RolePassThrough {
-		ub, _ := mpi.CommWorld.TagUB()
-		return ub
+	if r := core.Current(); r != nil && r.Role() != core.RolePassThrough {
+		return r.ExposedTagUB()
 	}
-	return rt.exposedUB
+	ub, _ := mpi.CommWorld.TagUB()
+	return ub
 }
 
 // Info holds MPI info hints, such as {"wildcard_used": "none"}.
@@ -99,7 +99,7 @@ func (in Info) mpi() (mpi.Info, error) {
 type Comm struct{ c mpi.Comm }
 
 // World returns the communicator of all user processes (ghosts excluded).
-func World() Comm { return Comm{rt.userWorld} }
+func World() Comm { return Comm{core.Current().UserWorld()} }
 
 // Rank returns this process's rank in c.
 func (c Comm) Rank() int { r, _ := c.c.Rank(); return r }
@@ -116,7 +116,7 @@ func (c Comm) Dup() (Comm, error) {
 	if err != nil {
 		return Comm{}, err
 	}
-	return Comm{n}, rt.commCreated(c.c, n, mpi.InfoNull)
+	return Comm{n}, core.Current().CommCreated(c.c, n, mpi.InfoNull)
 }
 
 // DupWithInfo duplicates c with hints that override c's.
@@ -130,7 +130,7 @@ func (c Comm) DupWithInfo(hints Info) (Comm, error) {
 	if err != nil {
 		return Comm{}, err
 	}
-	return Comm{n}, rt.commCreated(c.c, n, inf)
+	return Comm{n}, core.Current().CommCreated(c.c, n, inf)
 }
 
 // Split partitions c by color, ordering by key.
@@ -139,7 +139,7 @@ func (c Comm) Split(color, key int) (Comm, error) {
 	if err != nil || n.IsNull() {
 		return Comm{n}, err
 	}
-	return Comm{n}, rt.commCreated(c.c, n, mpi.InfoNull)
+	return Comm{n}, core.Current().CommCreated(c.c, n, mpi.InfoNull)
 }
 
 // SetInfo sets hints on c.
@@ -154,13 +154,13 @@ func (c Comm) SetInfo(hints Info) error {
 			return err
 		}
 	}
-	return rt.commSetInfo(c.c, inf)
+	return core.Current().CommSetInfo(c.c, inf)
 }
 
 // Hints returns the CasperII hints in effect on c.
 func (c Comm) Hints() Info {
 	out := Info{}
-	for _, p := range rt.commInfoPairs(c.c) {
+	for _, p := range core.Current().CommInfoPairs(c.c) {
 		out[p[0]] = p[1]
 	}
 	return out
@@ -169,17 +169,12 @@ func (c Comm) Hints() Info {
 // Algorithm names how c's point-to-point traffic is carried ("off",
 // "tag-encoding", "duplication", "duplication-src", "ghost-match").
 func (c Comm) Algorithm() string {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if st := rt.comms[c.c.Raw()]; st != nil {
-		return st.plan.Algorithm.String()
-	}
-	return info.NoOffload.String()
+	return core.Current().Algorithm(c.c).String()
 }
 
 // Free releases c.
 func (c *Comm) Free() error {
-	rt.commFreed(c.c)
+	core.Current().CommFreed(c.c)
 	return c.c.Free()
 }
 
@@ -195,7 +190,7 @@ type Buffer struct {
 func AllocMem(n int, hints Info) (*Buffer, error) {
 	h, err := info.Parse(info.Map(hints))
 	if err != nil {
-		return nil, &HintError{err}
+		return nil, &core.HintError{Err: err}
 	}
 	if regist, _ := h.ShmbufRegist(); regist && user.Started() {
 		p, err := user.Heap().Alloc(n)
@@ -372,14 +367,7 @@ func ErrorClass(err error) int {
 	if err == nil {
 		return 0
 	}
-	var he *HintError
-	if errors.As(err, &he) {
-		return mpi.ErrInfoValue
-	}
-	if errors.As(err, &PendingError{}) {
-		return mpi.ErrPending
-	}
-	return mpi.ClassOf(err)
+	return core.ErrorClass(err)
 }
 
 // Error classes, as MPI defines them.

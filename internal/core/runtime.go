@@ -1,4 +1,8 @@
-package casperii
+// Package core is the CasperII runtime shared by the Go API (package
+// casperii) and the C interposer (internal/interpose): the process layout,
+// MPI_Init and MPI_Finalize, the internal communicators, and the plan of
+// every user communicator.
+package core
 
 import (
 	"errors"
@@ -60,6 +64,12 @@ type commState struct {
 
 var rt *runtime
 
+// Runtime is the process's runtime, nil before Init.
+type Runtime = runtime
+
+// Current returns the process's runtime (nil before Init).
+func Current() *Runtime { return rt }
+
 // InitError is a configuration that cannot run, reported identically on
 // every process of the job.
 type InitError struct{ Msg string }
@@ -76,9 +86,9 @@ func (r *runtime) verbosef(level int, format string, args ...any) {
 	}
 }
 
-// initRuntime initializes MPI and CasperII. A ghost never returns: it
-// serves its users and exits when they have all finalized.
-func initRuntime(required int) (int, error) {
+// Init initializes MPI and CasperII at the required thread level and
+// returns the level provided. A ghost never returns.
+func Init(required int) (int, error) {
 	if rt != nil {
 		return 0, errors.New("CasperII: MPI is already initialized")
 	}
@@ -378,8 +388,8 @@ func (r *runtime) startUser() error {
 	return r.expand(r.userWorld, hints, herr, false)
 }
 
-// finalizeRuntime finishes the user side and MPI.
-func finalizeRuntime() error {
+// Finalize finishes the user side and MPI.
+func Finalize() error {
 	r := rt
 	if r == nil {
 		return errors.New("CasperII: MPI is not initialized")
@@ -402,4 +412,26 @@ func (r *runtime) printStats() {
 	urank, _ := r.userWorld.Rank()
 	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d sleeps=%d probes=%d\n",
 		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Sleeps, s.Probes)
+}
+
+// Role returns what this process is.
+func (r *runtime) Role() Role { return r.role }
+
+// UserWorld returns COMM_USER_WORLD, which stands in for MPI_COMM_WORLD.
+func (r *runtime) UserWorld() mpi.Comm { return r.userWorld }
+
+// ExposedTagUB returns the MPI_TAG_UB the application sees.
+func (r *runtime) ExposedTagUB() int { return r.exposedUB }
+
+// Config returns the configuration read at Init.
+func (r *runtime) Config() Config { return r.cfg }
+
+// Algorithm returns the algorithm carrying comm's point-to-point traffic.
+func (r *runtime) Algorithm(comm mpi.Comm) info.Algorithm {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.comms[comm.Raw()]; st != nil {
+		return st.plan.Algorithm
+	}
+	return info.NoOffload
 }

@@ -1,4 +1,4 @@
-package casperii
+package core
 
 import (
 	"errors"
@@ -55,10 +55,10 @@ func (r *runtime) hintsOf(comm mpi.Comm) info.Hints {
 	return info.Hints{}
 }
 
-// commCreated plans a communicator just created from parent: it inherits
+// CommCreated plans a communicator just created from parent: it inherits
 // parent's CasperII hints (as in Casper), overridden by the constructor's
 // info argument (MPI_INFO_NULL when it has none). Collective over newcomm.
-func (r *runtime) commCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
+func (r *runtime) CommCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
 	if r == nil || r.role != RoleUser || newcomm.IsNull() {
 		return nil
 	}
@@ -66,9 +66,9 @@ func (r *runtime) commCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
 	return r.expand(newcomm, h.Inherit(r.hintsOf(parent)), herr, false)
 }
 
-// commSetInfo applies MPI_Comm_set_info's hints to comm itself (and, by
+// CommSetInfo applies MPI_Comm_set_info's hints to comm itself (and, by
 // inheritance, to communicators created from it later).
-func (r *runtime) commSetInfo(comm mpi.Comm, inf mpi.Info) error {
+func (r *runtime) CommSetInfo(comm mpi.Comm, inf mpi.Info) error {
 	if r == nil || r.role != RoleUser {
 		return nil
 	}
@@ -76,9 +76,9 @@ func (r *runtime) commSetInfo(comm mpi.Comm, inf mpi.Info) error {
 	return r.expand(comm, h.Inherit(r.hintsOf(comm)), herr, true)
 }
 
-// commInfoPairs returns the CasperII hints to report in MPI_Comm_get_info:
+// CommInfoPairs returns the CasperII hints to report in MPI_Comm_get_info:
 // the effective values for comm.
-func (r *runtime) commInfoPairs(comm mpi.Comm) [][2]string {
+func (r *runtime) CommInfoPairs(comm mpi.Comm) [][2]string {
 	if r == nil || r.role != RoleUser {
 		return nil
 	}
@@ -91,9 +91,9 @@ func (r *runtime) commInfoPairs(comm mpi.Comm) [][2]string {
 	return st.hints.Pairs()
 }
 
-// commFreed forgets comm (MPI_Comm_free). Its slots return to the pool
+// CommFreed forgets comm (MPI_Comm_free). Its slots return to the pool
 // once its pending offloaded operations have finished.
-func (r *runtime) commFreed(comm mpi.Comm) {
+func (r *runtime) CommFreed(comm mpi.Comm) {
 	if r == nil || r.role != RoleUser {
 		return
 	}
@@ -207,4 +207,16 @@ func (r *runtime) store(comm mpi.Comm, st *commState) {
 	r.mu.Lock()
 	r.comms[comm.Raw()] = st
 	r.mu.Unlock()
+}
+
+// ErrorClass returns the MPI error class of an error from the runtime.
+func ErrorClass(err error) int {
+	var he *HintError
+	if errors.As(err, &he) {
+		return mpi.ErrInfoValue
+	}
+	if errors.As(err, &PendingError{}) {
+		return mpi.ErrPending
+	}
+	return mpi.ClassOf(err)
 }

@@ -1,4 +1,4 @@
-package casperii
+package core
 
 import (
 	"fmt"
