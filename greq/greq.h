@@ -72,6 +72,10 @@ struct csp_op {
     int st_found;          /* probes                                              */
     uint32_t st_msg;       /* matched probes: ghost message id                    */
     MPI_Count st_bytes;
+    /* Deferred operations (no cell, e.g. MPI_Comm_idup's planning): the
+     * Wait/Test family calls poll until it returns 1, then the op is DONE. */
+    int (*poll)(struct csp_op *op);
+    void *ctx;
 };
 
 /* The operation records and the request table of this process. */

@@ -181,6 +181,11 @@ static void finish(struct csp_op *op)
 
 int csp_poll_op(struct csp_op *op)
 {
+    if (op->poll) {
+        if (op->state != CSP_OPS_DONE && op->poll(op))
+            op->state = CSP_OPS_DONE;
+        return op->state == CSP_OPS_DONE;
+    }
     if (op->state == CSP_OPS_POSTED && csp_cell_done(&csp_u.cells[op->cell]))
         finish(op);
     return op->state == CSP_OPS_DONE;
