@@ -49,19 +49,43 @@ func (g *Ghost) dispatch(u *user, v uint64) {
 		g.fail(u, cell, r.Gen, errClass(err), err)
 		return
 	}
+	ghostMatched := r.Mode == postcell.MatchGhost
+	if ghostMatched && g.match.tags == nil {
+		g.fail(u, cell, r.Gen, mpi.ErrInternal, fmt.Errorf("ghost-side matching needs a tag layout, and none fits this job"))
+		return
+	}
 	switch r.Op {
-	case postcell.OpSend, postcell.OpSsend, postcell.OpRecv:
-		if r.Mode == postcell.MatchGhost {
-			g.fail(u, cell, r.Gen, mpi.ErrInternal, fmt.Errorf("ghost-side matching is not available in this build"))
+	case postcell.OpSend:
+		g.post(u, cell, &r)
+	case postcell.OpSsend:
+		if ghostMatched {
+			g.match.postSsend(u, cell, &r)
+		} else {
+			g.post(u, cell, &r)
+		}
+	case postcell.OpRecv:
+		if ghostMatched {
+			g.match.postRecv(u, cell, &r)
+		} else {
+			g.post(u, cell, &r)
+		}
+	case postcell.OpIprobe, postcell.OpProbe, postcell.OpImprobe, postcell.OpMprobe:
+		if ghostMatched {
+			g.match.probe(u, cell, &r)
+		} else if !g.tryProbe(u, cell, &r) {
+			if r.Op == postcell.OpIprobe || r.Op == postcell.OpImprobe {
+				g.probeResult(u, cell, r.Gen, false, nil, 0)
+			} else {
+				g.probes = append(g.probes, probe{u: u, cell: cell, req: r})
+			}
+		}
+	case postcell.OpMrecv:
+		a, err := g.match.take(u, r.Target)
+		if err != nil {
+			g.fail(u, cell, r.Gen, mpi.ErrRequest, err)
 			return
 		}
-		g.post(u, cell, &r)
-	case postcell.OpIprobe:
-		g.iprobe(u, cell, &r)
-	case postcell.OpProbe:
-		if !g.tryProbe(u, cell, &r) {
-			g.probes = append(g.probes, probe{u: u, cell: cell, req: r})
-		}
+		g.mrecv(u, cell, &r, a)
 	case postcell.OpCancel:
 		g.cancel(u, &r)
 		g.complete(u, cell, r.Gen)
@@ -99,32 +123,60 @@ func (g *Ghost) post(u *user, cell uint32, r *postcell.Request) {
 		g.fail(u, cell, r.Gen, errClass(err), err)
 		return
 	}
-	g.reqs = append(g.reqs, req)
-	g.pend = append(g.pend, pending{u: u, cell: cell, gen: r.Gen, op: r.Op})
+	g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: r.Op})
 	g.Stats.Posted++
 }
 
-// iprobe answers a nonblocking probe at once.
-func (g *Ghost) iprobe(u *user, cell uint32, r *postcell.Request) {
-	var st mpi.Status
-	found, err := mpi.Iprobe(int(r.Peer), int(r.Tag), g.cfg.Pool[r.Slot], &st)
+// track adds an outstanding request to the Testsome set.
+func (g *Ghost) track(req mpi.Request, p pending) {
+	g.reqs = append(g.reqs, req)
+	g.pend = append(g.pend, p)
+}
+
+// mrecv receives arrival a (matched by the ghost or a user's Mprobe) into
+// the buffer of cell.
+func (g *Ghost) mrecv(u *user, cell uint32, r *postcell.Request, a *arrival) {
+	req, err := mpi.Imrecv(u.addr(r.Seg, r.Off), int(r.NBytes), mpi.Byte, &a.msg)
 	if err != nil {
 		g.fail(u, cell, r.Gen, errClass(err), err)
 		return
 	}
-	g.probeResult(u, cell, r.Gen, found, &st)
+	g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: postcell.OpRecv})
+	g.Stats.Posted++
 }
 
-// tryProbe completes a blocking probe if a message is there.
+// completeSync completes a ghost-matched synchronous send: its message has
+// left and its receiver has matched it.
+func (g *Ghost) completeSync(s *syncSend) {
+	c := s.u.ch.Cells.At(s.cell)
+	c.StError, c.StFlags, c.StBytes = s.err, 0, 0
+	g.complete(s.u, s.cell, s.gen)
+}
+
+// tryProbe completes a natively matched probe if a message is there;
+// (I)Mprobe takes the message and hands the user its id.
 func (g *Ghost) tryProbe(u *user, cell uint32, r *postcell.Request) bool {
 	var st mpi.Status
-	found, err := mpi.Iprobe(int(r.Peer), int(r.Tag), g.cfg.Pool[r.Slot], &st)
+	comm := g.cfg.Pool[r.Slot]
+	if r.Op == postcell.OpImprobe || r.Op == postcell.OpMprobe {
+		msg, found, err := mpi.Improbe(int(r.Peer), int(r.Tag), comm, &st)
+		if err != nil {
+			g.fail(u, cell, r.Gen, errClass(err), err)
+			return true
+		}
+		if found {
+			id := g.match.hold(u, &arrival{msg: msg, src: int32(st.Source), tag: int32(st.Tag), bytes: st.Count})
+			g.probeResult(u, cell, r.Gen, true, &st, id)
+		}
+		return found
+	}
+	found, err := mpi.Iprobe(int(r.Peer), int(r.Tag), comm, &st)
 	if err != nil {
 		g.fail(u, cell, r.Gen, errClass(err), err)
 		return true
 	}
 	if found {
-		g.probeResult(u, cell, r.Gen, true, &st)
+		g.probeResult(u, cell, r.Gen, true, &st, 0)
 	}
 	return found
 }
@@ -146,10 +198,11 @@ func (g *Ghost) retryProbes() int {
 	return n
 }
 
-func (g *Ghost) probeResult(u *user, cell, gen uint32, found bool, st *mpi.Status) {
+func (g *Ghost) probeResult(u *user, cell, gen uint32, found bool, st *mpi.Status, msg uint32) {
 	c := u.ch.Cells.At(cell)
 	c.StError = 0
 	c.StFlags = 0
+	c.StMsg = msg
 	if found {
 		c.StFlags = postcell.StFound
 		c.StSource = int32(st.Source)
@@ -170,6 +223,9 @@ func (g *Ghost) cancel(u *user, r *postcell.Request) {
 			}
 			return
 		}
+	}
+	if g.match.cancel(u, r.Target, r.TargetGen) {
+		return
 	}
 	for i, p := range g.probes { // a blocking probe waiting for a message
 		if p.u == u && p.cell == r.Target && p.req.Gen == r.TargetGen {
@@ -205,11 +261,25 @@ func (g *Ghost) test() int {
 		i := idx[k]
 		p := g.pend[i]
 		st := &sts[k]
-		c := p.u.ch.Cells.At(p.cell)
-		c.StError = 0
+		errc := int32(0)
 		if inStatus && st.Error != mpi.Success {
-			c.StError = int32(classOfCode(st.Error))
+			errc = int32(classOfCode(st.Error))
 		}
+		switch {
+		case p.u == nil: // the ghost's own ack
+			if errc != 0 {
+				g.cfg.Log("ghost %d: ack send failed: class %d", g.cfg.WRank, errc)
+			}
+			continue
+		case p.sync != nil: // ghost-matched Issend: done once acked too
+			p.sync.sent, p.sync.err = true, errc
+			if p.sync.acked {
+				g.completeSync(p.sync)
+			}
+			continue
+		}
+		c := p.u.ch.Cells.At(p.cell)
+		c.StError = errc
 		c.StFlags = 0
 		if st.Cancelled {
 			c.StFlags = postcell.StCancelled

@@ -57,7 +57,8 @@ type Ghost struct {
 	idx  []int32
 	sts  []mpi.Status
 
-	probes []probe // blocking probes waiting for a message
+	probes []probe // blocking native probes waiting for a message
+	match  *matcher
 	batch  [64]uint64
 
 	Stats Stats
@@ -68,11 +69,14 @@ type Stats struct {
 	Cells, Posted, Completed, Rejected, Parks, Wakes uint64
 }
 
+// pending is an outstanding MPI request; u is nil for the ghost's own
+// (acks), sync is set for ghost-matched synchronous sends.
 type pending struct {
 	u    *user
 	cell uint32
 	gen  uint32
 	op   postcell.Op
+	sync *syncSend
 }
 
 type probe struct {
@@ -98,6 +102,7 @@ func New(cfg Config) (*Ghost, error) {
 		g.users = append(g.users, u)
 	}
 	g.live = len(g.users)
+	g.match = newMatcher(g)
 	for _, c := range cfg.Pool {
 		if err := c.SetErrhandler(mpi.ErrorsReturn); err != nil {
 			return nil, fmt.Errorf("ghost: error handler on an internal communicator: %w", err)
@@ -121,6 +126,7 @@ func (g *Ghost) Run() error {
 		did := g.drain()
 		did += g.test()
 		did += g.retryProbes()
+		did += g.match.poll()
 		if did > 0 {
 			idle = 0
 			continue
@@ -159,7 +165,7 @@ func (g *Ghost) drain() int {
 // ghost parks until a user rings; otherwise it keeps polling MPI, yielding
 // the core and then sleeping briefly between polls.
 func (g *Ghost) rest(idle int) {
-	if len(g.reqs) == 0 && len(g.probes) == 0 {
+	if len(g.reqs) == 0 && len(g.probes) == 0 && !g.match.busy() {
 		if idle < 200 {
 			return
 		}
