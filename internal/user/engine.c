@@ -171,11 +171,16 @@ static void finish(struct csp_op *op)
         csp_comm_unref(c);
     }
     if (op->freed) {
-        /* The application freed the request: completing it makes MPI free
-         * it, which calls csp_greq_free and returns the record. */
+        /* The application freed the request: completing a generalized
+         * request makes MPI free it, which calls csp_greq_free and returns
+         * the record; a freed persistent request's record goes back here. */
         csp_u.nfreed_pending--;
-        op->greq_done = 1;
-        PMPI_Grequest_complete(op->req);
+        if (op->req != MPI_REQUEST_NULL) {
+            op->greq_done = 1;
+            PMPI_Grequest_complete(op->req);
+        } else {
+            csp_op_release(op);
+        }
     }
 }
 

@@ -176,8 +176,8 @@ static int check_tag(int tag, int wildcard_ok)
     return tag < 0 ? CSP_E_TAG_NEG : CSP_E_TAG_BOUND;
 }
 
-/* Build and submit a send op; *opp receives it. */
-static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+/* Build a send op (not yet submitted); *opp receives it. */
+int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                      struct csp_comm *c, int sync, struct csp_op **opp)
 {
     int e;
@@ -203,7 +203,7 @@ static int post_send(const void *buf, int count, MPI_Datatype dt, int dest, int 
     return MPI_SUCCESS;
 }
 
-static int post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
+int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
                      struct csp_comm *c, struct csp_op **opp)
 {
     int e;
@@ -221,8 +221,9 @@ static int post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int sr
         csp_op_release(op);
         return csp_error(c->comm, e);
     }
-    int rc = kind == CSP_OP_RECV ? place(op, buf, count, dt, 0, c) : MPI_SUCCESS;
-    if (kind != CSP_OP_RECV)
+    int takes_data = kind == CSP_OP_RECV || kind == CSP_OP_MRECV;
+    int rc = takes_data ? place(op, buf, count, dt, 0, c) : MPI_SUCCESS;
+    if (!takes_data)
         op->seg = CSP_SEG_NONE;
     if (rc != MPI_SUCCESS) {
         csp_op_release(op);
@@ -235,7 +236,7 @@ static int post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int sr
 }
 
 /* Hand a fresh op to the application as a generalized request. */
-static int start_request(struct csp_op *op, MPI_Request *req)
+int csp_start_request(struct csp_op *op, MPI_Request *req)
 {
     int rc = csp_greq_start(op, req);
     if (rc != MPI_SUCCESS) {
@@ -275,8 +276,8 @@ int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
                     : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
     }
     struct csp_op *op;
-    if ((rc = post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS &&
-        (rc = start_request(op, req)) == MPI_SUCCESS)
+    if ((rc = csp_post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS &&
+        (rc = csp_start_request(op, req)) == MPI_SUCCESS)
         csp_u.n_isend++;
     CSP_UNLOCK();
     return rc;
@@ -295,8 +296,8 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
         return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
     }
     struct csp_op *op;
-    if ((rc = post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS &&
-        (rc = start_request(op, req)) == MPI_SUCCESS)
+    if ((rc = csp_post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS &&
+        (rc = csp_start_request(op, req)) == MPI_SUCCESS)
         csp_u.n_irecv++;
     CSP_UNLOCK();
     return rc;
@@ -316,7 +317,7 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
                     : PMPI_Send(buf, count, dt, dest, tag, comm);
     }
     struct csp_op *op;
-    if ((rc = post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS) {
+    if ((rc = csp_post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS) {
         csp_u.n_isend++;
         csp_submit(op);
         rc = finish_blocking(op, MPI_STATUS_IGNORE);
@@ -338,7 +339,7 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
         return PMPI_Recv(buf, count, dt, src, tag, comm, st);
     }
     struct csp_op *op;
-    if ((rc = post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS) {
+    if ((rc = csp_post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_irecv++;
         csp_submit(op);
         rc = finish_blocking(op, st);
@@ -387,7 +388,7 @@ int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         return PMPI_Iprobe(src, tag, comm, flag, st);
     }
     struct csp_op *op;
-    if ((rc = post_recv(CSP_OP_IPROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
+    if ((rc = csp_post_recv(CSP_OP_IPROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_probe++;
         csp_submit(op);
         rc = csp_wait_op(op);
@@ -416,7 +417,7 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         return PMPI_Probe(src, tag, comm, st);
     }
     struct csp_op *op;
-    if ((rc = post_recv(CSP_OP_PROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
+    if ((rc = csp_post_recv(CSP_OP_PROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_probe++;
         csp_submit(op);
         rc = finish_blocking(op, st);

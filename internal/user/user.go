@@ -84,6 +84,7 @@ var errorMessages = [C.CSP_E_MAX]struct {
 	C.CSP_E_NOMEM:       {mpi.ErrNoMem, "CasperII: no memory for a bounce copy; allocate buffers with MPI_Alloc_mem and shmbuf_regist=true, or post fewer operations at once"},
 	C.CSP_E_TOO_BIG:     {mpi.ErrCount, "CasperII: a message of 2 GiB or more cannot be offloaded; split it, or set async_config=off on the communicator"},
 	C.CSP_E_GHOST_GONE:  {mpi.ErrOther, "CasperII: the ghost process serving this process has exited; the job cannot continue"},
+	C.CSP_E_ACTIVE:      {mpi.ErrRequest, "CasperII: MPI_Start on a persistent request that is still active; complete it (MPI_Wait or MPI_Test) before starting it again"},
 }
 
 var (

@@ -85,6 +85,7 @@ enum csp_errmsg {
     CSP_E_NOMEM,
     CSP_E_TOO_BIG,
     CSP_E_GHOST_GONE,
+    CSP_E_ACTIVE,
     CSP_E_MAX
 };
 
@@ -167,6 +168,57 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
                  int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st);
 int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st);
 int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+
+/* ---- matched probes (message.c) and persistent requests (persist.c) ---- */
+
+/* Handles we issue ourselves use handle kinds MPICH never issues (MPICH's
+ * kind lives in the top two bits; 00 is "invalid" there). */
+#define CSP_HANDLE_KIND_MASK 0xfc000000u
+#define CSP_MSG_KIND 0x18000000u  /* our MPI_Message handles           */
+#define CSP_PREQ_KIND 0x14000000u /* our persistent MPI_Request handles */
+#define CSP_MSG_MAX 0x03ffffffu
+
+static inline int csp_is_msg(MPI_Message m)
+{
+    return ((uint32_t)m & CSP_HANDLE_KIND_MASK) == CSP_MSG_KIND;
+}
+static inline int csp_is_preq(MPI_Request r)
+{
+    return ((uint32_t)r & CSP_HANDLE_KIND_MASK) == CSP_PREQ_KIND;
+}
+
+int csp_improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *st);
+int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
+int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st);
+int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req);
+
+int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req, int sync);
+int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                  MPI_Request *req);
+int csp_start(MPI_Request *req);
+int csp_startall(int n, MPI_Request reqs[]);
+
+/* Persistent requests, for the Wait/Test family (persist.c). */
+struct csp_preq;
+struct csp_preq *csp_preq_of(MPI_Request r);
+/* 1 if p has nothing pending (inactive, or its operation is done). */
+int csp_preq_poll(struct csp_preq *p);
+/* Wait for p's operation (if active). */
+int csp_preq_wait(struct csp_preq *p);
+/* Consume p's finished operation: fill st, make p inactive (free it if the
+ * application freed it: then *req becomes MPI_REQUEST_NULL). Returns the
+ * operation's error. */
+int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st);
+/* 1 if p has an operation started (active). */
+int csp_preq_active(const struct csp_preq *p);
+
+/* Posting building blocks shared with message.c and persist.c (post.c). */
+int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                  struct csp_comm *c, int sync, struct csp_op **opp);
+int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                  struct csp_comm *c, struct csp_op **opp);
+int csp_start_request(struct csp_op *op, MPI_Request *req);
 
 /* ---- completion (wait.c) ---- */
 int csp_wait(MPI_Request *req, MPI_Status *st);

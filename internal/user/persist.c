@@ -1,0 +1,201 @@
+/*
+ * persist.c: persistent requests on offloaded communicators
+ * (MPI_Send_init, MPI_Ssend_init, MPI_Recv_init, MPI_Start, MPI_Startall).
+ *
+ * The application holds a request handle of ours, CSP_PREQ_KIND | index,
+ * which stays the same across MPI_Start and completion, as MPI requires
+ * of persistent requests. Each MPI_Start posts one operation (a record of
+ * greq.h without a generalized request); completing it makes the request
+ * inactive again. The Wait/Test family recognizes these handles by their
+ * kind and keeps them away from MPICH.
+ */
+#include "user.h"
+
+#include <stdlib.h>
+
+struct csp_preq {
+    int used;
+    int freed;              /* MPI_Request_free while active            */
+    uint8_t kind;           /* CSP_OP_SEND, CSP_OP_SSEND or CSP_OP_RECV */
+    void *buf;
+    int count;
+    MPI_Datatype dt;
+    int peer, tag;
+    struct csp_comm *comm;  /* referenced                               */
+    struct csp_op *op;      /* the started operation; NULL: inactive    */
+};
+
+static struct csp_preq *preqs;
+static uint32_t npreqs, cappreqs;
+
+static int preq_alloc(void)
+{
+    for (uint32_t i = 0; i < npreqs; i++)
+        if (!preqs[i].used)
+            return (int)i;
+    if (npreqs == cappreqs) {
+        uint32_t cap = cappreqs ? cappreqs * 2 : 64;
+        if (cap > CSP_MSG_MAX)
+            return -1;
+        struct csp_preq *p = realloc(preqs, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        preqs = p;
+        cappreqs = cap;
+    }
+    preqs[npreqs].used = 0;
+    return (int)npreqs++;
+}
+
+struct csp_preq *csp_preq_of(MPI_Request r)
+{
+    if (!csp_is_preq(r))
+        return NULL;
+    uint32_t i = (uint32_t)r & ~CSP_HANDLE_KIND_MASK;
+    return i < npreqs && preqs[i].used ? &preqs[i] : NULL;
+}
+
+static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+                        struct csp_comm *c, MPI_Request *req)
+{
+    int i = preq_alloc();
+    if (i < 0)
+        return csp_error(c->comm, CSP_E_NOMEM);
+    struct csp_preq *p = &preqs[i];
+    p->used = 1;
+    p->freed = 0;
+    p->kind = kind;
+    p->buf = buf;
+    p->count = count;
+    p->dt = dt;
+    p->peer = peer;
+    p->tag = tag;
+    p->comm = c;
+    p->op = NULL;
+    c->refs++;
+    *req = (MPI_Request)(CSP_PREQ_KIND | (uint32_t)i);
+    return MPI_SUCCESS;
+}
+
+int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req, int sync)
+{
+    CSP_LOCK();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        CSP_UNLOCK();
+        return sync ? PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req)
+                    : PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
+    }
+    int rc = init_request(sync ? CSP_OP_SSEND : CSP_OP_SEND, (void *)buf, count, dt, dest, tag, c, req);
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    CSP_LOCK();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        CSP_UNLOCK();
+        return PMPI_Recv_init(buf, count, dt, src, tag, comm, req);
+    }
+    int rc = init_request(CSP_OP_RECV, buf, count, dt, src, tag, c, req);
+    CSP_UNLOCK();
+    return rc;
+}
+
+/* Start p: post its operation. Arguments are checked here, as MPI_Start
+ * would (a bad tag given to MPI_Send_init surfaces at MPI_Start). */
+static int start(struct csp_preq *p)
+{
+    if (p->op)
+        return csp_error(p->comm->comm, CSP_E_ACTIVE);
+    struct csp_op *op;
+    int rc = p->kind == CSP_OP_RECV
+                 ? csp_post_recv(CSP_OP_RECV, p->buf, p->count, p->dt, p->peer, p->tag, p->comm, &op)
+                 : csp_post_send(p->buf, p->count, p->dt, p->peer, p->tag, p->comm,
+                                 p->kind == CSP_OP_SSEND, &op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op->persistent = 1;
+    if (p->kind == CSP_OP_RECV)
+        csp_u.n_irecv++;
+    else
+        csp_u.n_isend++;
+    csp_submit(op);
+    p->op = op;
+    return MPI_SUCCESS;
+}
+
+int csp_start(MPI_Request *req)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_preq *p = csp_preq_of(*req);
+    int rc = p ? start(p) : PMPI_Start(req);
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_startall(int n, MPI_Request reqs[])
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = csp_start(&reqs[i]);
+    return rc;
+}
+
+int csp_preq_active(const struct csp_preq *p) { return p->op != NULL; }
+
+int csp_preq_poll(struct csp_preq *p) { return !p->op || csp_poll_op(p->op); }
+
+int csp_preq_wait(struct csp_preq *p) { return p->op ? csp_wait_op(p->op) : MPI_SUCCESS; }
+
+static void preq_release(struct csp_preq *p)
+{
+    csp_comm_unref(p->comm);
+    p->comm = NULL;
+    p->used = 0;
+}
+
+int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st)
+{
+    int rc = MPI_SUCCESS;
+    if (p->op) {
+        csp_greq_fill_status(p->op, st);
+        rc = p->op->st_error;
+        csp_op_release(p->op);
+        p->op = NULL;
+    } else if (st != MPI_STATUS_IGNORE) {
+        /* an inactive request: the empty status */
+        PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
+        PMPI_Status_set_cancelled(st, 0);
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->MPI_ERROR = MPI_SUCCESS;
+    }
+    if (p->freed) {
+        preq_release(p);
+        *req = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+/* MPI_Request_free of a persistent request: at once when inactive; an
+ * active one finishes first (its record is released when it does). */
+int csp_preq_free(struct csp_preq *p, MPI_Request *req)
+{
+    if (p->op) {
+        p->op->freed = 1;
+        csp_u.nfreed_pending++;
+        p->op = NULL;
+    }
+    preq_release(p);
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Cancel of an active persistent request. */
+struct csp_op *csp_preq_op(struct csp_preq *p) { return p->op; }
