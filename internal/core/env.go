@@ -11,23 +11,27 @@ import (
 // MPI_Init. The names are Casper's where Casper has them, so an application
 // tuned for Casper runs unchanged.
 type Config struct {
-	NG          int  // CSP_NG: ghosts per node; 0 = pass-through
-	NodeSize    int  // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
-	PT2PT       bool // CSP_ASYNC_MODE includes pt2pt (the default)
-	AsyncOn     bool // CSP_ASYNC_CONFIG=on (default) | off
-	Verbose     int  // CSP_VERBOSE: 0 off, 1 warnings and configuration, 2+ more
-	Stats       bool // CSP_STATS=1: print per-user counters at MPI_Finalize
-	Cells       int  // CSP_OFFLOAD_SHMQ_NCELLS: post cells per user
-	CommPool    int  // CSP_COMM_POOL: internal communicators for duplication (0 = automatic)
-	ArenaShift  int  // CSP_HEAP_ARENA: log2 of a heap arena
-	MinMsgsz    int64
-	MinMsgsSet  bool // CSP_OFFLOAD_MIN_MSGSZ was given (ignored, reported)
-	SpinIters   int  // CSP_WAIT_SPIN: busy polls before a waiting user yields
-	YieldIters  int  // CSP_WAIT_YIELD: yields before it sleeps
-	SleepUS     int  // CSP_WAIT_SLEEP_US: sleep timeout while waiting
-	AnySrcOff   bool // CSP_ANYSRC_OFFLOAD=0: keep the paper's behaviour, any_src not offloaded
-	WorldHints  string
-	WorldHintsS bool
+	NG           int  // CSP_NG: ghosts per node; 0 = pass-through
+	NodeSize     int  // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
+	PT2PT        bool // CSP_ASYNC_MODE includes pt2pt (the default)
+	AsyncOn      bool // CSP_ASYNC_CONFIG=on (default) | off
+	Verbose      int  // CSP_VERBOSE: 0 off, 1 warnings and configuration, 2+ more
+	Stats        bool // CSP_STATS=1: print per-user counters at MPI_Finalize
+	Cells        int  // CSP_OFFLOAD_SHMQ_NCELLS: post cells per user
+	CommPool     int  // CSP_COMM_POOL: internal communicators for duplication (0 = automatic)
+	ArenaShift   int  // CSP_HEAP_ARENA: log2 of a heap arena
+	MinMsgsz     int64
+	MinMsgsSet   bool // CSP_OFFLOAD_MIN_MSGSZ was given (ignored, reported)
+	SpinIters    int  // CSP_WAIT_SPIN: busy polls before a waiting user yields
+	YieldIters   int  // CSP_WAIT_YIELD: yields before it sleeps
+	SleepUS      int  // CSP_WAIT_SLEEP_US: sleep timeout while waiting
+	AnySrcOff    bool // CSP_ANYSRC_OFFLOAD=0: keep the paper's behaviour, any_src not offloaded
+	GhostSpinUS  int  // CSP_GHOST_SPIN_US: a ghost with work outstanding polls without pause this long after its last event
+	GhostYieldUS int  // CSP_GHOST_YIELD_US: then yields the core between polls until this long
+	GhostNapUS   int  // CSP_GHOST_NAP_US: then naps this long between polls
+	HandOff      bool // CSP_GHOST_HANDOFF=1: yield after waking a user (off: measured slower here)
+	WorldHints   string
+	WorldHintsS  bool
 }
 
 // ConfigError is a bad environment variable.
@@ -44,7 +48,8 @@ func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 
 func readConfig(getenv func(string) string) (Config, error) {
 	c := Config{NG: 1, PT2PT: true, AsyncOn: true, Cells: 1024, ArenaShift: 26,
-		SpinIters: 4000, YieldIters: 200, SleepUS: 500}
+		SpinIters: 50, YieldIters: 10, SleepUS: 1000,
+		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {
@@ -134,6 +139,13 @@ func readConfig(getenv func(string) string) (Config, error) {
 		c.AnySrcOff = true
 	default:
 		return c, &ConfigError{"CSP_ANYSRC_OFFLOAD", v, "use 1 or 0"}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_GHOST_HANDOFF")); v {
+	case "1", "on":
+		c.HandOff = true
+	case "", "0", "off":
+	default:
+		return c, &ConfigError{"CSP_GHOST_HANDOFF", v, "use 1 or 0"}
 	}
 	if v, ok := lookup(getenv, "CSP_WORLD_HINTS"); ok {
 		c.WorldHints, c.WorldHintsS = v, true

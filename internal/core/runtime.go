@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
@@ -341,6 +342,9 @@ func (r *runtime) runGhost() {
 	g, err := ghost.New(ghost.Config{
 		WRank: r.wrank, WorldSize: r.wsize, Users: users, Control: r.gctl, Pool: r.pool,
 		TagUB: r.mpiTagUB, Tags: r.tags, Log: r.logf, Verbose: r.cfg.Verbose > 0,
+		Spin:  time.Duration(r.cfg.GhostSpinUS) * time.Microsecond,
+		Yield: time.Duration(r.cfg.GhostYieldUS) * time.Microsecond,
+		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond, HandOff: r.cfg.HandOff,
 	})
 	code := 0
 	if err != nil {

@@ -41,6 +41,12 @@ type Config struct {
 	Tags      *tagenc.Layout
 	Log       func(format string, args ...any) // warnings and errors; never nil
 	Verbose   bool
+	// Backoff with outstanding operations, by time since the last event:
+	// poll without pause for Spin, then yield the core between polls until
+	// Yield, then nap for Nap between polls (a user's post ends a nap at
+	// once). Without outstanding operations the ghost parks after Spin.
+	Spin, Yield, Nap time.Duration
+	HandOff          bool // yield the core after waking a user
 }
 
 // Ghost is one ghost process's engine.
@@ -121,18 +127,17 @@ func (g *Ghost) Close() {
 // Run serves the users until all have finalized and nothing is
 // outstanding.
 func (g *Ghost) Run() error {
-	idle := 0
+	last := time.Now()
 	for g.live > 0 || len(g.reqs) > 0 {
 		did := g.drain()
 		did += g.test()
 		did += g.retryProbes()
 		did += g.match.poll()
 		if did > 0 {
-			idle = 0
+			last = time.Now()
 			continue
 		}
-		idle++
-		g.rest(idle)
+		g.rest(time.Since(last))
 	}
 	atomic.StoreUint32(&g.hdr.State, channel.GhostExited)
 	return nil
@@ -161,23 +166,23 @@ func (g *Ghost) drain() int {
 	return n
 }
 
-// rest backs off when a round found no work. With nothing outstanding the
-// ghost parks until a user rings; otherwise it keeps polling MPI, yielding
-// the core and then sleeping briefly between polls.
-func (g *Ghost) rest(idle int) {
+// rest backs off when a round found no work, idle being the time since
+// the last event. With nothing outstanding the ghost parks until a user
+// rings; otherwise it keeps polling MPI (a message can arrive any time),
+// first without pause, then yielding the core between polls, then napping.
+func (g *Ghost) rest(idle time.Duration) {
 	if len(g.reqs) == 0 && len(g.probes) == 0 && !g.match.busy() {
-		if idle < 200 {
-			return
+		if idle >= g.cfg.Spin || idle >= 50*time.Microsecond {
+			g.park(200 * time.Millisecond)
 		}
-		g.park(200 * time.Millisecond)
 		return
 	}
 	switch {
-	case idle < 2000:
-	case idle < 4000:
+	case idle < g.cfg.Spin:
+	case idle < g.cfg.Yield:
 		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 	default:
-		g.park(50 * time.Microsecond)
+		g.park(g.cfg.Nap)
 	}
 }
 
@@ -224,7 +229,11 @@ func (g *Ghost) checkUsers() {
 }
 
 // wakeUsers rings the users whose operations completed and who sleep.
+// Having woken someone, the ghost yields its core: on a node where users
+// and ghosts share cores, the woken user should run now, not after the
+// ghost's time slice.
 func (g *Ghost) wakeUsers() {
+	woke := false
 	for _, u := range g.users {
 		if !u.completed {
 			continue
@@ -232,9 +241,14 @@ func (g *Ghost) wakeUsers() {
 		u.completed = false
 		if atomic.LoadUint32(&u.ch.Hdr.UserSleeping) != 0 {
 			atomic.AddUint32(&u.ch.Hdr.Wake, 1)
-			shm.Wake(&u.ch.Hdr.Wake, 1<<30)
+			if shm.Wake(&u.ch.Hdr.Wake, 1<<30) > 0 {
+				woke = true
+			}
 			g.Stats.Wakes++
 		}
+	}
+	if woke && g.cfg.HandOff {
+		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 	}
 }
 

@@ -197,7 +197,7 @@ int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
 int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                   MPI_Request *req);
 int csp_start(MPI_Request *req);
-int csp_startall(int n, MPI_Request reqs[]);
+int csp_startall(int n, MPI_Request *reqs);
 
 /* Persistent requests, for the Wait/Test family (persist.c). */
 struct csp_preq;
@@ -223,12 +223,12 @@ int csp_start_request(struct csp_op *op, MPI_Request *req);
 /* ---- completion (wait.c) ---- */
 int csp_wait(MPI_Request *req, MPI_Status *st);
 int csp_test(MPI_Request *req, int *flag, MPI_Status *st);
-int csp_waitall(int n, MPI_Request reqs[], MPI_Status sts[]);
-int csp_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
-int csp_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st);
-int csp_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st);
-int csp_waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[]);
-int csp_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[]);
+int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
+int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
+int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
+int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
+int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
+int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
 int csp_request_free(MPI_Request *req);
 int csp_cancel(MPI_Request *req);
 int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);

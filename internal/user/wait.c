@@ -33,7 +33,7 @@ static void complete_greq(struct csp_op *op)
     }
 }
 
-static inline MPI_Status *status_at(MPI_Status sts[], int i)
+static inline MPI_Status *status_at(MPI_Status *sts, int i)
 {
     return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
 }
@@ -46,7 +46,7 @@ struct mask {
     int n, any;
 };
 
-static void mask_init(struct mask *m, int n, MPI_Request reqs[])
+static void mask_init(struct mask *m, int n, MPI_Request *reqs)
 {
     m->n = n;
     m->any = 0;
@@ -61,7 +61,7 @@ static void mask_init(struct mask *m, int n, MPI_Request reqs[])
         m->reqs[i] = csp_is_preq(reqs[i]) ? MPI_REQUEST_NULL : reqs[i];
 }
 
-static void mask_done(struct mask *m, MPI_Request reqs[])
+static void mask_done(struct mask *m, MPI_Request *reqs)
 {
     if (!m->any)
         return;
@@ -130,7 +130,7 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
 /* Poll every offloaded request of reqs (generalized and persistent);
  * complete the generalized requests of those done. Returns how many are
  * still pending. */
-static int sweep(int n, MPI_Request reqs[])
+static int sweep(int n, MPI_Request *reqs)
 {
     int pending = 0;
     for (int i = 0; i < n; i++) {
@@ -151,7 +151,7 @@ static int sweep(int n, MPI_Request reqs[])
 }
 
 /* Finish the persistent requests of reqs (all done): statuses, errors. */
-static int finish_preqs(int n, MPI_Request reqs[], MPI_Status sts[], int *errs)
+static int finish_preqs(int n, MPI_Request *reqs, MPI_Status *sts, int *errs)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
@@ -169,7 +169,7 @@ static int finish_preqs(int n, MPI_Request reqs[], MPI_Status sts[], int *errs)
     return rc;
 }
 
-int csp_waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     CSP_LOCK();
     csp_pump();
@@ -204,7 +204,7 @@ int csp_waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     return rc;
 }
 
-int csp_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
 {
     CSP_LOCK();
     csp_pump();
@@ -233,7 +233,7 @@ int csp_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 }
 
 /* The first finished persistent request of reqs, or -1. */
-static int done_preq(int n, MPI_Request reqs[])
+static int done_preq(int n, MPI_Request *reqs)
 {
     for (int i = 0; i < n; i++) {
         struct csp_preq *p = csp_preq_of(reqs[i]);
@@ -313,7 +313,7 @@ static int any_ready(void *p)
     return test_any(p);
 }
 
-int csp_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
 {
     int f = 0;
     struct any_arg a = {.n = n, .reqs = reqs, .idx = idx, .flag = &f, .st = st};
@@ -327,7 +327,7 @@ int csp_testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
     return a.rc;
 }
 
-int csp_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
 {
     struct any_arg a = {.n = n, .reqs = reqs, .outcount = outcount, .idxs = idx, .st = sts, .some = 1};
     CSP_LOCK();
@@ -338,7 +338,7 @@ int csp_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
 }
 
 /* Does reqs hold any request of ours? */
-static int ours(int n, MPI_Request reqs[])
+static int ours(int n, MPI_Request *reqs)
 {
     if (csp_greq.used == 0) {
         for (int i = 0; i < n; i++)
@@ -352,7 +352,7 @@ static int ours(int n, MPI_Request reqs[])
     return 0;
 }
 
-int csp_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
 {
     if (!ours(n, reqs))
         return PMPI_Waitany(n, reqs, idx, st);
@@ -364,7 +364,7 @@ int csp_waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
     return rc != MPI_SUCCESS ? rc : a.rc;
 }
 
-int csp_waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
 {
     if (!ours(n, reqs))
         return PMPI_Waitsome(n, reqs, outcount, idx, sts);
