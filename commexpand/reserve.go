@@ -1,0 +1,89 @@
+package commexpand
+
+import (
+	"math/bits"
+
+	"github.com/casperii/casperii/info"
+)
+
+// Withhold takes out of the pool the free resources offered in words (this
+// process's Words, not yet reduced), so that no other proposal offers them
+// while the reduction of words is in flight. It exists for plans agreed
+// nonblockingly (MPI_Comm_idup): between Words and Decide another
+// communicator sharing members may be planned, and without withholding both
+// could pick the same slot or context.
+//
+// Invariant: every resource set in words is free in the pool when Withhold
+// is called (words came from Words with no take in between), so Restore
+// puts back exactly what Withhold removed.
+func (p *Pool) Withhold(words []uint64) { p.apply(words, false) }
+
+// Restore returns what Withhold took for words. Call it right before Decide
+// with the reduced words, under the same lock: Decide then takes the chosen
+// resources, which are a subset of words.
+func (p *Pool) Restore(words []uint64) { p.apply(words, true) }
+
+func (p *Pool) apply(words []uint64, set bool) {
+	if len(words) != 2+len(p.ctx)+len(p.dup) {
+		return
+	}
+	ctx := words[2 : 2+len(p.ctx)]
+	dup := words[2+len(p.ctx):]
+	for i, w := range ctx {
+		if set {
+			p.ctx[i] |= w
+		} else {
+			p.ctx[i] &^= w
+		}
+	}
+	for i, w := range dup {
+		if set {
+			p.dup[i] |= w
+		} else {
+			p.dup[i] &^= w
+		}
+	}
+}
+
+// Narrow reduces a proposal (this process's Words) to what a plan of
+// algorithm a can use, keeping at most keep resources of that kind (the
+// lowest): tag contexts for TagEncoding and GhostMatch, duplication slots
+// for Duplication and DuplicationSrc, nothing for NoOffload. A proposal
+// whose reduction is in flight withholds what it offers (Withhold);
+// narrowing it first leaves the rest to communicators planned meanwhile.
+// The members' offers may then share fewer resources than their free sets
+// do; keep some slack above what the plan needs.
+func (p *Pool) Narrow(words []uint64, a info.Algorithm, keep int) {
+	if len(words) != 2+len(p.ctx)+len(p.dup) {
+		return
+	}
+	ctx := Bitmap(words[2 : 2+len(p.ctx)])
+	dup := Bitmap(words[2+len(p.ctx):])
+	switch a {
+	case info.TagEncoding, info.GhostMatch:
+		clear(dup)
+		ctx.keepLowest(keep)
+	case info.Duplication, info.DuplicationSrc:
+		clear(ctx)
+		dup.keepLowest(keep)
+	default:
+		clear(ctx)
+		clear(dup)
+	}
+}
+
+// keepLowest clears every member of b but the k lowest.
+func (b Bitmap) keepLowest(k int) {
+	for i := range b {
+		for b[i] != 0 {
+			if k > 0 {
+				n := bits.OnesCount64(b[i])
+				if n <= k {
+					k -= n
+					break
+				}
+			}
+			b[i] &^= 1 << (63 - bits.LeadingZeros64(b[i])) // drop the highest
+		}
+	}
+}
