@@ -14,8 +14,11 @@ FUZZ_TARGETS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . 2>/dev/nul
 
 all: build
 
+# lib/libcasperii.so: the interposer for unmodified C/Fortran MPI programs
+# (LD_PRELOAD it, or link -lcasperii before the MPI library).
 build:
 	$(GO) build ./...
+	$(GO) build -buildmode=c-shared -o lib/libcasperii.so ./cmd/libcasperii
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,88 @@
+/*
+ * complete.c: the Wait/Test family, Request_free, Cancel and
+ * Request_get_status, for any mix of offloaded and ordinary requests.
+ * The fast path (internal/user/wait.c) does the work.
+ */
+#include "interpose.h"
+
+int MPI_Wait(MPI_Request *req, MPI_Status *st)
+{
+    return csp_wait(req, st);
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    return csp_test(req, flag, st);
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    return csp_waitall(n, reqs, sts);
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    return csp_testall(n, reqs, flag, sts);
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
+{
+    return csp_waitany(n, reqs, idx, st);
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+{
+    return csp_testany(n, reqs, idx, flag, st);
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    return csp_waitsome(n, reqs, outcount, idx, sts);
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    return csp_testsome(n, reqs, outcount, idx, sts);
+}
+
+int MPI_Request_free(MPI_Request *req)
+{
+    return csp_request_free(req);
+}
+
+int MPI_Cancel(MPI_Request *req)
+{
+    return csp_cancel(req);
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
+{
+    return csp_request_get_status(req, flag, st);
+}
+
+CSP_IP_HIDDEN int csp_ip_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    if (*req == MPI_REQUEST_NULL) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    struct csp_op *op = csp_greq_lookup(*req);
+    if (!op)
+        return PMPI_Test(req, flag, st);
+    if (!csp_poll_op(op)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    /* Take the result from the record, then let MPI free the request (its
+     * free callback returns the record). Not PMPI_Test: an error in the
+     * record would go to MPI's error handler instead of to our caller. */
+    csp_greq_fill_status(op, st);
+    int err = op->st_error;
+    if (!op->greq_done) {
+        op->greq_done = 1;
+        PMPI_Grequest_complete(op->req);
+    }
+    PMPI_Request_free(req);
+    *flag = 1;
+    return err;
+}

@@ -1,0 +1,87 @@
+package interpose
+
+/*
+#cgo pkg-config: mpich
+#cgo CFLAGS: -I${SRCDIR}/../user -I${SRCDIR}/../channel -I${SRCDIR}/../heap -I${SRCDIR}/../../greq -I${SRCDIR}/../../postcell -I${SRCDIR}/../../spsc -O2 -Wall -Werror
+#include "interpose.h"
+*/
+import "C"
+
+import (
+	"errors"
+
+	"github.com/casperii/casperii/internal/core"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/internal/user"
+)
+
+// The hooks below are called from the C wrappers with MPI handles as C
+// ints (MPICH handles are ints). Each returns an MPI error code: a hook
+// never raises an error itself; the C wrapper raises it through the right
+// error handler.
+
+func comm(h C.int) mpi.Comm   { return mpi.CommFromRaw(int32(h)) }
+func infoOf(h C.int) mpi.Info { return mpi.InfoFromRaw(int32(h)) }
+
+//export csp_go_init
+func csp_go_init(required C.int, provided, world, isUser, tagUB *C.int) C.int {
+	p, err := core.Init(int(required)) // a ghost never returns
+	if err != nil {
+		var ie *core.InitError
+		if errors.As(err, &ie) {
+			return C.CSP_IP_INIT_FAILED
+		}
+		return C.int(codeOf(err))
+	}
+	r := core.Current()
+	*provided = C.int(p)
+	*world = C.int(r.UserWorld().Raw())
+	if r.Role() == core.RoleUser && user.Started() {
+		*isUser = 1
+	}
+	*tagUB = C.int(r.ExposedTagUB())
+	for code, msg := range user.ErrorTexts() {
+		errText(code, msg)
+	}
+	return C.MPI_SUCCESS
+}
+
+//export csp_go_finalize
+func csp_go_finalize() C.int {
+	if core.Current() == nil {
+		return C.PMPI_Finalize()
+	}
+	closeWindows()
+	return C.int(codeOf(core.Finalize()))
+}
+
+//export csp_go_comm_created
+func csp_go_comm_created(parent, newcomm, inf C.int) C.int {
+	return C.int(codeOf(core.Current().CommCreated(comm(parent), comm(newcomm), infoOf(inf))))
+}
+
+//export csp_go_comm_set_info
+func csp_go_comm_set_info(c, inf C.int) C.int {
+	return C.int(codeOf(core.Current().CommSetInfo(comm(c), infoOf(inf))))
+}
+
+//export csp_go_comm_get_info
+func csp_go_comm_get_info(c, inf C.int) C.int {
+	out := infoOf(inf)
+	for _, kv := range core.Current().CommInfoPairs(comm(c)) {
+		if err := out.Set(kv[0], kv[1]); err != nil {
+			return C.int(codeOf(err))
+		}
+	}
+	return C.MPI_SUCCESS
+}
+
+//export csp_go_comm_freed
+func csp_go_comm_freed(c C.int) {
+	core.Current().CommFreed(comm(c))
+}
+
+//export csp_go_error_code
+func csp_go_error_code(class C.int, msg *C.char) C.int {
+	return C.int(registered(int(class), C.GoString(msg)))
+}

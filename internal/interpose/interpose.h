@@ -1,0 +1,93 @@
+/*
+ * interpose.h: what the C wrappers of libcasperii.so share.
+ *
+ * Every MPI function that takes a communicator passes each communicator
+ * argument through csp_ip_map, which turns MPI_COMM_WORLD into the user
+ * world (the processes that are not ghosts). The mapping is one compare
+ * against a global set once by MPI_Init; nothing on a per-call path enters
+ * Go. Until MPI_Init returns (and in pass-through jobs) csp_ip_world is
+ * MPI_COMM_WORLD itself, so the mapping is the identity.
+ *
+ * Internal C symbols are hidden (CSP_IP_HIDDEN): the shared library exports
+ * the MPI_* wrappers and the csp_go_* hooks Go exports, nothing else of ours.
+ */
+#ifndef CASPERII_INTERPOSE_H
+#define CASPERII_INTERPOSE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "user.h"
+
+#define CSP_IP_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- state set by MPI_Init (init.c) ---- */
+
+/* COMM_USER_WORLD, what MPI_COMM_WORLD means to the application. */
+extern CSP_IP_HIDDEN MPI_Comm csp_ip_world;
+/* This process runs the offload fast path: the runtime's hooks apply. */
+extern CSP_IP_HIDDEN int csp_ip_user;
+/* The MPI_TAG_UB the application sees (0 before MPI_Init). */
+extern CSP_IP_HIDDEN int csp_ip_tag_ub;
+/* Shared windows registered with the ghost (window.go keeps the list). */
+extern CSP_IP_HIDDEN int csp_ip_nwins;
+
+static inline MPI_Comm csp_ip_map(MPI_Comm c)
+{
+    return c == MPI_COMM_WORLD ? csp_ip_world : c;
+}
+#define CSP_IP_MAP(c) csp_ip_map(c)
+
+/* Does comm carry its point-to-point traffic through the ghosts? */
+static inline int csp_ip_offloaded(MPI_Comm comm)
+{
+    if (csp_u.ctab_used == 0)
+        return 0;
+    CSP_LOCK();
+    struct csp_comm *c = csp_comm_get(comm);
+    int on = c && c->algo != CSP_ALGO_OFF;
+    CSP_UNLOCK();
+    return on;
+}
+
+/* ---- helpers (comm.c, p2p.c, complete.c) ---- */
+
+/* Report code through comm's error handler (if code is an error) and
+ * return it. */
+CSP_IP_HIDDEN int csp_ip_raise(MPI_Comm comm, int code);
+/* Tell the runtime newcomm was created from parent with info; raises a
+ * hint error through newcomm's error handler. */
+CSP_IP_HIDDEN int csp_ip_created(MPI_Comm parent, MPI_Comm newcomm, MPI_Info info);
+/* Test one request that may be offloaded, outside the application's view
+ * (used by composite requests). Like PMPI_Test. Call with csp_u.lock held. */
+CSP_IP_HIDDEN int csp_ip_test_inner(MPI_Request *req, int *flag, MPI_Status *st);
+/* Pack count elements of buf into a block of the shared heap (the send
+ * half of a replace then needs no bounce copy); *tmp is NULL when there are
+ * no bytes. Errors are raised on c. Free with csp_ip_free_tmp. */
+CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, MPI_Comm c,
+                                  void **tmp, int *bytes);
+CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp);
+/* Remember code's message for MPI_Error_string (errstring.c). */
+CSP_IP_HIDDEN void csp_ip_errtext_add(int code, const char *msg);
+/* Shared-heap calls under the fast path's lock (for Go). */
+CSP_IP_HIDDEN int csp_ip_heap_add_external(int fd, void *base, uint64_t size);
+CSP_IP_HIDDEN int csp_ip_heap_remove_external(uint32_t seg);
+
+/* ---- hooks exported by Go (hooks.go, idup.go, memory.go, window.go) ---- */
+
+#define CSP_IP_INIT_FAILED (-1) /* csp_go_init: the runtime printed why; abort */
+
+extern int csp_go_init(int required, int *provided, int *world, int *user, int *tag_ub);
+extern int csp_go_finalize(void);
+extern int csp_go_comm_created(int parent, int newcomm, int info);
+extern int csp_go_comm_set_info(int comm, int info);
+extern int csp_go_comm_get_info(int comm, int info);
+extern void csp_go_comm_freed(int comm);
+extern int csp_go_error_code(int errclass, char *msg);
+extern int csp_go_idup_propose(int parent, int info, uintptr_t *plan, uint64_t **words, int *nwords);
+extern int csp_go_idup_decide(uintptr_t plan, int newcomm, uint64_t *reduced);
+extern int csp_go_alloc_regist(int info, int *regist);
+extern int csp_go_win_allocated(int win, int comm, int info);
+extern int csp_go_win_freeing(int win);
+
+#endif /* CASPERII_INTERPOSE_H */

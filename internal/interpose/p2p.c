@@ -1,0 +1,288 @@
+/*
+ * p2p.c: point-to-point calls, on any communicator.
+ *
+ * Each maps MPI_COMM_WORLD and hands the call to the fast path (csp_*,
+ * internal/user), which sends communicators that are not offloaded straight
+ * to PMPI. Buffered and ready modes keep their own PMPI call on
+ * communicators that are not offloaded; on offloaded ones they travel as
+ * standard sends (the ghost's send is a standard one), so buffered mode's
+ * promise of local completion is not kept there.
+ *
+ * Large-count variants (_c) take the int path when the count fits an int.
+ * A larger count cannot be offloaded (a cell carries at most INT_MAX bytes):
+ * on an offloaded communicator it is the runtime's CSP_E_TOO_BIG error, on
+ * any other it goes to PMPI.
+ */
+#include "interpose.h"
+
+#include <limits.h>
+
+#define FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
+
+static inline int too_big(MPI_Comm c)
+{
+    return csp_error(c, CSP_E_TOO_BIG);
+}
+
+/* ---- nonblocking ---- */
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    return csp_isend(buf, count, dt, dest, tag, csp_ip_map(comm), req, 0);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    return csp_isend(buf, count, dt, dest, tag, csp_ip_map(comm), req, 1);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (csp_ip_offloaded(c))
+        return csp_isend(buf, count, dt, dest, tag, c, req, 0);
+    return PMPI_Ibsend(buf, count, dt, dest, tag, c, req);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (csp_ip_offloaded(c))
+        return csp_isend(buf, count, dt, dest, tag, c, req, 0);
+    return PMPI_Irsend(buf, count, dt, dest, tag, c, req);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    return csp_irecv(buf, count, dt, src, tag, csp_ip_map(comm), req);
+}
+
+/* ---- blocking ---- */
+
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 0);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 1);
+}
+
+int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (csp_ip_offloaded(c))
+        return csp_send(buf, count, dt, dest, tag, c, 0);
+    return PMPI_Bsend(buf, count, dt, dest, tag, c);
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (csp_ip_offloaded(c))
+        return csp_send(buf, count, dt, dest, tag, c, 0);
+    return PMPI_Rsend(buf, count, dt, dest, tag, c);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *st)
+{
+    return csp_recv(buf, count, dt, src, tag, csp_ip_map(comm), st);
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    return csp_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                        csp_ip_map(comm), st);
+}
+
+/* Pack count elements of buf into a block of the shared heap (so the send
+ * half needs no bounce copy). *tmp is NULL when there is nothing to send. */
+CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, MPI_Comm c,
+                                  void **tmp, int *bytes)
+{
+    int size = 0, rc;
+    *tmp = NULL;
+    *bytes = 0;
+    if ((rc = PMPI_Pack_size(count, dt, MPI_COMM_SELF, &size)) != MPI_SUCCESS)
+        return csp_ip_raise(c, rc);
+    if (size == 0)
+        return MPI_SUCCESS;
+    CSP_LOCK();
+    *tmp = csp_heap_alloc(csp_u.heap, (size_t)size);
+    CSP_UNLOCK();
+    if (!*tmp)
+        return csp_error(c, CSP_E_NOMEM);
+    int pos = 0;
+    if ((rc = PMPI_Pack(buf, count, dt, *tmp, size, &pos, MPI_COMM_SELF)) != MPI_SUCCESS) {
+        csp_ip_free_tmp(*tmp);
+        *tmp = NULL;
+        return csp_ip_raise(c, rc);
+    }
+    *bytes = pos;
+    return MPI_SUCCESS;
+}
+
+CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp)
+{
+    if (!tmp)
+        return;
+    CSP_LOCK();
+    csp_heap_free(csp_u.heap, tmp);
+    CSP_UNLOCK();
+}
+
+/* Sendrecv_replace on the mapped communicator c. Offloaded: the send half
+ * leaves from a packed copy, so the receive may land in buf at once. */
+static int sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+                            int rtag, MPI_Comm c, MPI_Status *st)
+{
+    if (!csp_ip_offloaded(c))
+        return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, st);
+    void *tmp;
+    int bytes, rc;
+    if ((rc = csp_ip_pack_tmp(buf, count, dt, c, &tmp, &bytes)) != MPI_SUCCESS)
+        return rc;
+    rc = csp_sendrecv(tmp, bytes, MPI_PACKED, dest, stag, buf, count, dt, src, rtag, c, st);
+    csp_ip_free_tmp(tmp);
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+                         int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    return sendrecv_replace(buf, count, dt, dest, stag, src, rtag, csp_ip_map(comm), st);
+}
+
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    return csp_probe(src, tag, csp_ip_map(comm), st);
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
+{
+    return csp_iprobe(src, tag, csp_ip_map(comm), flag, st);
+}
+
+/* ---- large counts ---- */
+
+int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return csp_isend(buf, (int)count, dt, dest, tag, c, req, 0);
+    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Isend_c(buf, count, dt, dest, tag, c, req);
+}
+
+int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return csp_isend(buf, (int)count, dt, dest, tag, c, req, 1);
+    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Issend_c(buf, count, dt, dest, tag, c, req);
+}
+
+int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (!csp_ip_offloaded(c))
+        return PMPI_Ibsend_c(buf, count, dt, dest, tag, c, req);
+    return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0) : too_big(c);
+}
+
+int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (!csp_ip_offloaded(c))
+        return PMPI_Irsend_c(buf, count, dt, dest, tag, c, req);
+    return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0) : too_big(c);
+}
+
+int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                MPI_Request *req)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return csp_irecv(buf, (int)count, dt, src, tag, c, req);
+    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Irecv_c(buf, count, dt, src, tag, c, req);
+}
+
+int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return csp_send(buf, (int)count, dt, dest, tag, c, 0);
+    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Send_c(buf, count, dt, dest, tag, c);
+}
+
+int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return csp_send(buf, (int)count, dt, dest, tag, c, 1);
+    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Ssend_c(buf, count, dt, dest, tag, c);
+}
+
+int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (!csp_ip_offloaded(c))
+        return PMPI_Bsend_c(buf, count, dt, dest, tag, c);
+    return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0) : too_big(c);
+}
+
+int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (!csp_ip_offloaded(c))
+        return PMPI_Rsend_c(buf, count, dt, dest, tag, c);
+    return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0) : too_big(c);
+}
+
+int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+               MPI_Status *st)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return csp_recv(buf, (int)count, dt, src, tag, c, st);
+    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Recv_c(buf, count, dt, src, tag, c, st);
+}
+
+int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
+                   MPI_Comm comm, MPI_Status *st)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(scount) && FITS(rcount))
+        return csp_sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, src,
+                            rtag, c, st);
+    return csp_ip_offloaded(c) ? too_big(c)
+                               : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount,
+                                                 rtype, src, rtag, c, st);
+}
+
+int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
+                           int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (FITS(count))
+        return sendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, st);
+    return csp_ip_offloaded(c) ? too_big(c)
+                               : PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag,
+                                                         c, st);
+}
