@@ -28,20 +28,21 @@ func TestLayout(t *testing.T) {
 	require.ErrorContains(t, err, "not a world rank")
 }
 
-func TestMembersLocalOffsets(t *testing.T) {
+func TestMembersGhostOffsets(t *testing.T) {
 	l := twoNodes(t)
 	// A communicator ordered 5, 1, 4 (comm ranks 0, 1, 2).
 	m, err := l.Members([]int32{5, 1, 4})
 	require.NoError(t, err)
 	require.Equal(t, []int32{3, 0, 3}, m.Ghost)
-	require.Equal(t, []int32{1, 0, 0}, m.Offset, "offsets are dense per ghost, by world rank")
+	require.Equal(t, []int32{1, 0, 0}, m.Offset, "offsets are the ghost's, by world rank")
 	require.Equal(t, 2, m.K)
 
-	// A row communicator with one user per ghost: offset 0 everywhere.
+	// A row communicator keeps the ghost's offsets: world rank 2 is its
+	// ghost's second user in every communicator.
 	m, err = l.Members([]int32{2, 5})
 	require.NoError(t, err)
-	require.Equal(t, []int32{0, 0}, m.Offset)
-	require.Equal(t, 1, m.K)
+	require.Equal(t, []int32{1, 1}, m.Offset)
+	require.Equal(t, 2, m.K)
 
 	_, err = l.Members([]int32{1, 3})
 	require.ErrorContains(t, err, "a ghost")
@@ -49,6 +50,30 @@ func TestMembersLocalOffsets(t *testing.T) {
 	require.ErrorContains(t, err, "twice")
 	_, err = l.Members([]int32{9})
 	require.ErrorContains(t, err, "outside")
+}
+
+// TestDisjointCommunicatorsStayApart: two communicators without a common
+// member may get the same slot and context, and then the (ghost, offset)
+// pairs of their members never coincide, so their messages cannot mix.
+func TestDisjointCommunicatorsStayApart(t *testing.T) {
+	l := twoNodes(t)
+	a, _ := l.Members([]int32{1, 4}) // first users of both ghosts
+	b, _ := l.Members([]int32{2, 5}) // second users of both ghosts
+	type key struct{ ghost, off int32 }
+	seen := map[key]bool{}
+	for _, m := range []Members{a, b} {
+		for i := range m.Ghost {
+			k := key{m.Ghost[i], m.Offset[i]}
+			require.False(t, seen[k], "two users share (ghost %d, offset %d)", k.ghost, k.off)
+			seen[k] = true
+		}
+	}
+	opt := DecideOptions{TagSpace: true}
+	p := NewPool(8, 4)
+	pa, _ := p.Decide(p.Words(ok(info.TagEncoding)), a, opt, nil)
+	q := NewPool(8, 4)
+	pb, _ := q.Decide(q.Words(ok(info.TagEncoding)), b, opt, nil)
+	require.Equal(t, pa.Ctx, pb.Ctx, "disjoint communicators may share a context")
 }
 
 // reduce ANDs the members' words, as Allreduce(MPI_BAND) does.
@@ -170,7 +195,7 @@ func TestDecideReplace(t *testing.T) {
 	l := twoNodes(t)
 	m, _ := l.Members([]int32{1, 4})
 	opt := DecideOptions{TagSpace: true}
-	p := NewPool(2, 2)
+	p := NewPool(4, 2)
 	old, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
 	require.NoError(t, err)
 
@@ -178,8 +203,14 @@ func TestDecideReplace(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, old.Ctx, same.Ctx, "unchanged hints keep the plan")
 
+	invalid := Proposal{HintsValid: false, Quiet: true, Algorithm: info.Duplication}
+	kept, err := p.Decide(p.Words(invalid), m, opt, &old)
+	require.NoError(t, err)
+	require.Equal(t, old, kept, "an invalid hint leaves a communicator's plan as it was")
+	require.Equal(t, 1, p.FreeContexts())
+
 	busy := Proposal{HintsValid: true, Quiet: false, Algorithm: info.Duplication}
-	kept, err := p.Decide(p.Words(busy), m, opt, &old)
+	kept, err = p.Decide(p.Words(busy), m, opt, &old)
 	require.ErrorIs(t, err, ErrPending)
 	require.Equal(t, old.Algorithm, kept.Algorithm)
 	require.Equal(t, 1, p.FreeContexts(), "nothing released")
@@ -188,7 +219,7 @@ func TestDecideReplace(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, info.Duplication, nw.Algorithm)
 	require.Equal(t, 2, p.FreeContexts(), "old context released")
-	require.Equal(t, 1, p.FreeDupSlots())
+	require.Equal(t, 0, p.FreeDupSlots(), "K=2: four slots")
 }
 
 func TestBitmap(t *testing.T) {

@@ -11,13 +11,15 @@
 // Plan from the same reduced words, so offload is decided identically on all
 // members of a communicator, never per message.
 //
-// # Offsets are local to the communicator
+// # Offsets are the ghost's
 //
-// A member's offset is its index among the members of this communicator
-// that share its ghost, ordered by world rank. Offsets are therefore dense
-// in every communicator (a row communicator of a 2D grid has offset 0
-// everywhere even when ghosts serve several users), which keeps the number
-// of duplication slots at k*k for k members per ghost in this communicator.
+// A member's offset is its index among all the users of its ghost (in
+// ascending world rank), the same in every communicator. Together with the
+// ghosts' world ranks, the source and destination offsets of a message name
+// its sender and receiver exactly, so two communicators without a common
+// member may share an internal communicator and a context: their messages
+// can never be confused. Duplication therefore needs N*N slots, N being the
+// most users one ghost serves in the job.
 //
 // # Slots and contexts
 //

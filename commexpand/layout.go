@@ -57,14 +57,18 @@ type Members struct {
 	K      int     // most members one ghost serves in this communicator
 }
 
-// Members maps a communicator whose rank i is world rank wranks[i]. Offsets
-// are local: a member's index among this communicator's members that share
-// its ghost, in ascending world rank.
+// Members maps a communicator whose rank i is world rank wranks[i]. A
+// member's offset is its ghost's: its index among ALL the users of its
+// ghost, in ascending world rank, the same in every communicator. That is
+// what lets communicators with no common member share an internal
+// communicator and a context: the (ghost, offset) pairs of a message's
+// sender and receiver name those two users exactly, whatever the
+// communicator. (Offsets local to each communicator would make the traffic
+// of two disjoint communicators behind the same ghosts indistinguishable.)
+// K is the most users any ghost serves, so offsets are below K.
 func (l *Layout) Members(wranks []int32) (Members, error) {
-	m := Members{Ghost: make([]int32, len(wranks)), Offset: make([]int32, len(wranks))}
-	type key struct{ ghost, wrank int32 }
+	m := Members{Ghost: make([]int32, len(wranks)), Offset: make([]int32, len(wranks)), K: max(1, l.maxUser)}
 	seen := make(map[int32]bool, len(wranks))
-	order := make([]key, 0, len(wranks))
 	for i, w := range wranks {
 		if w < 0 || int(w) >= len(l.ghostOf) {
 			return Members{}, fmt.Errorf("commexpand: member %d is world rank %d, outside the world (size %d)", i, w, len(l.ghostOf))
@@ -76,28 +80,9 @@ func (l *Layout) Members(wranks []int32) (Members, error) {
 			return Members{}, fmt.Errorf("commexpand: world rank %d appears twice", w)
 		}
 		seen[w] = true
-		m.Ghost[i] = l.ghostOf[w]
-		order = append(order, key{l.ghostOf[w], w})
-	}
-	slices.SortFunc(order, func(a, b key) int {
-		if a.ghost != b.ghost {
-			return int(a.ghost - b.ghost)
-		}
-		return int(a.wrank - b.wrank)
-	})
-	offset := make(map[int32]int32, len(wranks))
-	run := int32(0)
-	for i, k := range order {
-		if i > 0 && order[i-1].ghost == k.ghost {
-			run++
-		} else {
-			run = 0
-		}
-		offset[k.wrank] = run
-		m.K = max(m.K, int(run)+1)
-	}
-	for i, w := range wranks {
-		m.Offset[i] = offset[w]
+		g := l.ghostOf[w]
+		m.Ghost[i] = g
+		m.Offset[i] = int32(slices.Index(l.users[g], w))
 	}
 	return m, nil
 }

@@ -85,8 +85,8 @@ var ErrPending = fmt.Errorf("commexpand: offloaded operations are still pending 
 // with members m and takes its slots and context from the pool. Every
 // member computes the same plan from the same words. When offload is
 // impossible or the members disagree, the plan is NoOffload with a Reason.
-// With replace non-nil (a hints change), an unchanged algorithm keeps
-// *replace as it is; a plan that would differ while a member vetoed with
+// With replace non-nil (a hints change), invalid hints or an unchanged
+// algorithm keep *replace as it is; a plan that would differ while a member vetoed with
 // Quiet == false yields ErrPending and leaves everything as it was;
 // otherwise replace's resources are released and the new ones taken.
 func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *Plan) (Plan, error) {
@@ -110,8 +110,10 @@ func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *
 			want++
 		}
 	}
-	if replace != nil && pl.Reason == "" && want == replace.Algorithm {
-		return *replace, nil // same algorithm: keep slots, context and traffic as they are
+	if replace != nil && (status&statusHintsValid == 0 || (pl.Reason == "" && want == replace.Algorithm)) {
+		// Invalid hints change nothing (the caller reports them); the same
+		// algorithm keeps slots, context and traffic as they are.
+		return *replace, nil
 	}
 	if want.Offloaded() {
 		pl.Reason = pool.assign(&pl, want, ctxFree, dupFree, opt)

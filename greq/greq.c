@@ -146,6 +146,13 @@ int csp_greq_query(void *extra_state, MPI_Status *status)
 int csp_greq_free(void *extra_state)
 {
     struct csp_op *op = extra_state;
+    if (op->freed && op->state != CSP_OPS_DONE) {
+        /* MPI_Request_free of an unfinished operation: MPICH frees the
+         * request (and calls us) at once, but the operation is still
+         * running. The engine returns the record when it finishes. */
+        op->req = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     if (!op->freed) /* MPI_Request_free already dropped the entry: the handle may be reused */
         csp_greq_forget(op->req);
     op->req = MPI_REQUEST_NULL;

@@ -4,9 +4,10 @@
  * Each maps MPI_COMM_WORLD and hands the call to the fast path (csp_*,
  * internal/user), which sends communicators that are not offloaded straight
  * to PMPI. Buffered and ready modes keep their own PMPI call on
- * communicators that are not offloaded; on offloaded ones they travel as
- * standard sends (the ghost's send is a standard one), so buffered mode's
- * promise of local completion is not kept there.
+ * communicators that are not offloaded. On offloaded ones, buffered mode
+ * copies the message into the shared heap and completes locally (csp_bsend,
+ * csp_ibsend), as buffered mode promises; ready mode travels as a standard
+ * send, which satisfies every correct ready-mode program.
  *
  * Large-count variants (_c) take the int path when the count fits an int.
  * A larger count cannot be offloaded (a cell carries at most INT_MAX bytes):
@@ -41,10 +42,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 int MPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    if (csp_ip_offloaded(c))
-        return csp_isend(buf, count, dt, dest, tag, c, req, 0);
-    return PMPI_Ibsend(buf, count, dt, dest, tag, c, req);
+    return csp_ibsend(buf, count, dt, dest, tag, csp_ip_map(comm), req);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -76,10 +74,7 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    if (csp_ip_offloaded(c))
-        return csp_send(buf, count, dt, dest, tag, c, 0);
-    return PMPI_Bsend(buf, count, dt, dest, tag, c);
+    return csp_bsend(buf, count, dt, dest, tag, csp_ip_map(comm));
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -197,7 +192,7 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_offloaded(c))
         return PMPI_Ibsend_c(buf, count, dt, dest, tag, c, req);
-    return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0) : too_big(c);
+    return FITS(count) ? csp_ibsend(buf, (int)count, dt, dest, tag, c, req) : too_big(c);
 }
 
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -242,7 +237,7 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_offloaded(c))
         return PMPI_Bsend_c(buf, count, dt, dest, tag, c);
-    return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0) : too_big(c);
+    return FITS(count) ? csp_bsend(buf, (int)count, dt, dest, tag, c) : too_big(c);
 }
 
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -69,6 +70,8 @@ static inline void doorbell(void)
 
 void csp_poke_progress(void)
 {
+    if (!csp_u.on) /* no offload: the caller's PMPI calls make progress */
+        return;
     int flag;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, csp_u.progress_comm, &flag, MPI_STATUS_IGNORE);
 }
@@ -281,14 +284,55 @@ static void push_held(void)
     }
 }
 
+/* Deferred operations (no cell) whose request the application freed:
+ * polled here until done, then their records return. */
+static struct csp_op **deferred;
+static size_t ndeferred, capdeferred;
+
+void csp_defer_freed(struct csp_op *op)
+{
+    if (ndeferred == capdeferred) {
+        size_t cap = capdeferred ? capdeferred * 2 : 16;
+        struct csp_op **d = realloc(deferred, cap * sizeof(*d));
+        if (!d) { /* cannot track it: finish it now */
+            while (!op->poll(op))
+                csp_poke_progress();
+            return;
+        }
+        deferred = d;
+        capdeferred = cap;
+    }
+    deferred[ndeferred++] = op;
+}
+
+static void poll_deferred(void)
+{
+    for (size_t i = 0; i < ndeferred;) {
+        struct csp_op *op = deferred[i];
+        if (op->poll(op)) {
+            deferred[i] = deferred[--ndeferred];
+            if (op->req == MPI_REQUEST_NULL)
+                csp_op_release(op);
+            else { /* MPI still holds it: completing it frees it */
+                op->state = CSP_OPS_DONE;
+                op->greq_done = 1;
+                PMPI_Grequest_complete(op->req);
+            }
+        } else {
+            i++;
+        }
+    }
+}
+
 void csp_pump(void)
 {
     static uint32_t tick;
-    if (csp_u.nheld) {
+    if (csp_u.nheld)
         push_held();
-    } else if (csp_u.nfreed_pending && (++tick & 63) == 0) {
+    else if (csp_u.nfreed_pending && (++tick & 63) == 0)
         reclaim();
-    }
+    if (ndeferred)
+        poll_deferred();
 }
 
 /* ---- waiting ---- */
@@ -310,7 +354,9 @@ struct backoff {
  * then yield, then sleep on the channel's wake word until the ghost
  * completes something or a short timeout passes. ready() is re-checked
  * after announcing sleep, so a completion between the check and the
- * sleep is never missed. Returns -1 if the ghost is gone.
+ * sleep is never missed. Returns 1 if that re-check found the caller
+ * ready (the caller must not call ready() again: for MPI_Waitany it
+ * consumes a request), 0 to go on waiting, -1 if the ghost is gone.
  */
 static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
 {
@@ -332,14 +378,15 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
         return -1;
     __atomic_store_n(&csp_u.chan->user_sleeping, 1, __ATOMIC_SEQ_CST);
     uint32_t seq = __atomic_load_n(&csp_u.chan->wake, __ATOMIC_SEQ_CST);
-    if (!ready(arg)) {
+    int now = ready(arg);
+    if (!now) {
         csp_u.n_sleeps++;
         CSP_UNLOCK();
         futex_wait(&csp_u.chan->wake, seq, csp_u.sleep_us);
         CSP_LOCK();
     }
     __atomic_store_n(&csp_u.chan->user_sleeping, 0, __ATOMIC_RELAXED);
-    return 0;
+    return now;
 }
 
 static int op_ready(void *arg)
@@ -351,25 +398,31 @@ static int op_ready(void *arg)
     return csp_poll_op(op);
 }
 
-int csp_wait_op(struct csp_op *op)
-{
-    struct backoff b = {0};
-    while (!op_ready(op)) {
-        if (backoff(&b, op_ready, op) < 0)
-            return csp_error(csp_u.world, CSP_E_GHOST_GONE);
-    }
-    return MPI_SUCCESS;
-}
-
-/* Wait on a predicate with the same politeness (used by the *some/any family). */
+/* Wait until ready(arg), politely. ready() is called until it first
+ * returns 1 and never again after, so it may consume what it finds (the
+ * Waitany/Waitsome family passes a predicate that does). */
 int csp_block_until(int (*ready)(void *), void *arg)
 {
     struct backoff b = {0};
     while (!ready(arg)) {
-        if (backoff(&b, ready, arg) < 0)
+        int r = backoff(&b, ready, arg);
+        if (r < 0)
             return csp_error(csp_u.world, CSP_E_GHOST_GONE);
+        if (r > 0)
+            break;
     }
     return MPI_SUCCESS;
+}
+
+int csp_wait_op(struct csp_op *op) { return csp_block_until(op_ready, op); }
+
+/* For control cells: keep backing off until take_cell succeeds (the
+ * re-check must not take the cell itself, so it only recycles). */
+static int no_cell_yet(void *arg)
+{
+    (void)arg;
+    reclaim();
+    return 0;
 }
 
 int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
@@ -385,7 +438,7 @@ int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
     uint32_t idx;
     struct backoff b = {0};
     while (!take_cell(-1, &idx)) {
-        if (backoff(&b, op_ready, op) < 0) {
+        if (backoff(&b, no_cell_yet, NULL) < 0) {
             csp_op_release(op);
             return MPI_ERR_OTHER;
         }
@@ -415,6 +468,10 @@ static int all_finished(void *arg)
     (void)arg;
     push_held();
     reclaim();
+    if (ndeferred)
+        poll_deferred();
+    if (ndeferred)
+        return 0;
     for (uint32_t i = 0; i < csp_u.ncells; i++)
         if (csp_u.cell_op[i])
             return 0;

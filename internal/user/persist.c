@@ -17,6 +17,7 @@ struct csp_preq {
     int used;
     int freed;              /* MPI_Request_free while active            */
     uint8_t kind;           /* CSP_OP_SEND, CSP_OP_SSEND or CSP_OP_RECV */
+    uint8_t buffered;       /* MPI_Bsend_init: each start copies        */
     void *buf;
     int count;
     MPI_Datatype dt;
@@ -72,6 +73,7 @@ static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int
     p->tag = tag;
     p->comm = c;
     p->op = NULL;
+    p->buffered = 0;
     c->refs++;
     *req = (MPI_Request)(CSP_PREQ_KIND | (uint32_t)i);
     return MPI_SUCCESS;
@@ -84,10 +86,13 @@ int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         CSP_UNLOCK();
-        return sync ? PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req)
-                    : PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
+        return sync == 1                   ? PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req)
+               : sync == CSP_SEND_BUFFERED ? PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req)
+                                           : PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
     }
-    int rc = init_request(sync ? CSP_OP_SSEND : CSP_OP_SEND, (void *)buf, count, dt, dest, tag, c, req);
+    int rc = init_request(sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND, (void *)buf, count, dt, dest, tag, c, req);
+    if (rc == MPI_SUCCESS)
+        csp_preq_of(*req)->buffered = sync == CSP_SEND_BUFFERED;
     CSP_UNLOCK();
     return rc;
 }
@@ -116,7 +121,7 @@ static int start(struct csp_preq *p)
     int rc = p->kind == CSP_OP_RECV
                  ? csp_post_recv(CSP_OP_RECV, p->buf, p->count, p->dt, p->peer, p->tag, p->comm, &op)
                  : csp_post_send(p->buf, p->count, p->dt, p->peer, p->tag, p->comm,
-                                 p->kind == CSP_OP_SSEND, &op);
+                                 p->buffered ? CSP_SEND_BUFFERED : p->kind == CSP_OP_SSEND, &op);
     if (rc != MPI_SUCCESS)
         return rc;
     op->persistent = 1;

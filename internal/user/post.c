@@ -65,7 +65,8 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
     uint32_t seg;
     uint64_t off;
     const char *start = (const char *)buf + lb;
-    if (contig && csp_heap_find(csp_u.heap, start, nbytes, &seg, &off)) {
+    int force = op->flags & CSP_CELL_F_BOUNCE; /* buffered mode: always copy */
+    if (contig && !force && csp_heap_find(csp_u.heap, start, nbytes, &seg, &off)) {
         op->seg = seg;
         op->off = off;
         return MPI_SUCCESS;
@@ -178,7 +179,7 @@ static int check_tag(int tag, int wildcard_ok)
 
 /* Build a send op (not yet submitted); *opp receives it. */
 int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                     struct csp_comm *c, int sync, struct csp_op **opp)
+                  struct csp_comm *c, int sync, struct csp_op **opp)
 {
     int e;
     if ((e = check_peer(c, dest, 0)) >= 0 || (e = check_tag(tag, 0)) >= 0)
@@ -188,7 +189,9 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     struct csp_op *op = csp_op_alloc();
     if (!op)
         return csp_error(c->comm, CSP_E_NOMEM);
-    op->kind = sync ? CSP_OP_SSEND : CSP_OP_SEND;
+    op->kind = sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND;
+    if (sync == CSP_SEND_BUFFERED)
+        op->flags |= CSP_CELL_F_BOUNCE;
     op->src = dest;
     op->tag = tag;
     int rc = place(op, buf, count, dt, 1, c);
@@ -421,6 +424,71 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         csp_u.n_probe++;
         csp_submit(op);
         rc = finish_blocking(op, st);
+    }
+    CSP_UNLOCK();
+    return rc;
+}
+
+/* Buffered mode (MPI_Bsend, MPI_Ibsend) on an offloaded communicator: the
+ * message is copied into the shared heap at once and sent detached, so the
+ * call completes locally as buffered mode promises, whatever the receiver
+ * does. The heap plays the attached buffer's part (it grows as needed). */
+static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                 struct csp_comm *c)
+{
+    struct csp_op *op;
+    int rc = csp_post_send(buf, count, dt, dest, tag, c, CSP_SEND_BUFFERED, &op);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    op->freed = 1; /* nobody waits: finish() returns the record */
+    csp_u.nfreed_pending++;
+    csp_u.n_isend++;
+    csp_submit(op);
+    return MPI_SUCCESS;
+}
+
+int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        CSP_UNLOCK();
+        return PMPI_Bsend(buf, count, dt, dest, tag, comm);
+    }
+    int rc = bsend(buf, count, dt, dest, tag, c);
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        CSP_UNLOCK();
+        return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
+    }
+    int rc = bsend(buf, count, dt, dest, tag, c);
+    if (rc == MPI_SUCCESS) {
+        /* The request is complete already: a done record behind it. */
+        struct csp_op *done = csp_op_alloc();
+        if (!done) {
+            rc = csp_error(c->comm, CSP_E_NOMEM);
+        } else {
+            done->kind = CSP_OP_SEND;
+            done->state = CSP_OPS_DONE;
+            done->st_source = MPI_ANY_SOURCE;
+            done->st_tag = MPI_ANY_TAG;
+            if ((rc = csp_greq_start(done, req)) == MPI_SUCCESS) {
+                done->greq_done = 1;
+                PMPI_Grequest_complete(*req);
+            } else {
+                csp_op_release(done);
+            }
+        }
     }
     CSP_UNLOCK();
     return rc;

@@ -192,6 +192,7 @@ int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
 int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st);
 int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req);
 
+/* sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED buffered. */
 int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req, int sync);
 int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -213,7 +214,14 @@ int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st);
 /* 1 if p has an operation started (active). */
 int csp_preq_active(const struct csp_preq *p);
 
-/* Posting building blocks shared with message.c and persist.c (post.c). */
+/* Buffered mode on offloaded communicators: copied now, completes locally. */
+int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req);
+
+/* Posting building blocks shared with message.c and persist.c (post.c).
+ * csp_post_send's sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED. */
+#define CSP_SEND_BUFFERED 2
 int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                   struct csp_comm *c, int sync, struct csp_op **opp);
 int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
@@ -236,6 +244,8 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 /* ---- engine (engine.c) ---- */
 /* Recycle every finished cell and push held posts; cheap when idle. */
 void csp_pump(void);
+/* Track a deferred operation whose request the application freed. */
+void csp_defer_freed(struct csp_op *op);
 /* Make sure op is DONE, backing off politely. Returns an MPI error code. */
 int csp_wait_op(struct csp_op *op);
 /* Finish op if its cell is done; returns 1 if op is DONE. */

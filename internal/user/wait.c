@@ -390,15 +390,20 @@ int csp_request_free(MPI_Request *req)
         return PMPI_Request_free(req);
     }
     /* MPI releases the handle now and may reuse its value at once: drop
-     * our table entry, keep the record until the operation finishes. */
+     * our table entry, keep the record until the operation finishes (MPICH
+     * calls csp_greq_free from PMPI_Request_free, which then leaves the
+     * record alone; finish() returns it). A finished operation's request
+     * is completed first, so MPI frees it and the record at once. */
     csp_greq_forget(*req);
     op->freed = 1;
-    int rc = PMPI_Request_free(req);
     if (op->state == CSP_OPS_DONE) {
-        complete_greq(op); /* MPI frees it now: csp_greq_free returns the record */
+        complete_greq(op);
+    } else if (op->poll) {
+        csp_defer_freed(op);
     } else {
         csp_u.nfreed_pending++;
     }
+    int rc = PMPI_Request_free(req);
     CSP_UNLOCK();
     return rc;
 }
