@@ -69,9 +69,9 @@ func TestDisjointCommunicatorsStayApart(t *testing.T) {
 		}
 	}
 	opt := DecideOptions{TagSpace: true}
-	p := NewPool(8, 4)
+	p := NewPool(PoolConfig{Contexts: 4, DupSlots: 8, DupSrcSlots: 8})
 	pa, _ := p.Decide(p.Words(ok(info.TagEncoding)), a, opt, nil)
-	q := NewPool(8, 4)
+	q := NewPool(PoolConfig{Contexts: 4, DupSlots: 8, DupSrcSlots: 8})
 	pb, _ := q.Decide(q.Words(ok(info.TagEncoding)), b, opt, nil)
 	require.Equal(t, pa.Ctx, pb.Ctx, "disjoint communicators may share a context")
 }
@@ -95,33 +95,42 @@ func TestDecideAlgorithms(t *testing.T) {
 	require.NoError(t, err)
 	opt := DecideOptions{TagSpace: true}
 
-	p := NewPool(8, 4)
+	p := NewPool(PoolConfig{Contexts: 4, DupSlots: 8, DupSrcSlots: 8})
 	pl, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
 	require.NoError(t, err)
 	require.Equal(t, info.TagEncoding, pl.Algorithm)
 	require.Equal(t, []int{0}, pl.Slots)
 	require.Equal(t, 0, pl.Ctx)
-	require.Equal(t, 3, p.FreeContexts())
+	require.Equal(t, 3, p.Free(info.TagEncoding))
 
-	pl2, err := p.Decide(p.Words(ok(info.GhostMatch)), m, opt, nil)
+	pl2, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, pl2.Ctx, "a second tag-encoded communicator gets the next context")
 
+	gm, err := p.Decide(p.Words(ok(info.GhostMatch)), m, opt, nil)
+	require.NoError(t, err)
+	require.Equal(t, []int{SlotTagGhost}, gm.Slots, "ghost matching never shares a slot with native matching")
+	require.Equal(t, 0, gm.Ctx, "ghost-matched contexts are counted apart")
+	require.Equal(t, 2, p.Free(info.TagEncoding))
+
 	dup, err := p.Decide(p.Words(ok(info.Duplication)), m, opt, nil)
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 2, 3, 4}, dup.Slots, "K=2: one slot per (src, dst) pair")
-	require.Equal(t, 3, dup.Slot(1, 0), "src 1 -> dst 0")
-	require.Equal(t, 4, p.FreeDupSlots())
+	require.Equal(t, []int{2, 3, 4, 5}, dup.Slots, "K=2: one slot per (src, dst) pair")
+	require.Equal(t, 4, dup.Slot(1, 0), "src 1 -> dst 0")
+	require.Equal(t, 4, p.Free(info.Duplication))
 
 	src, err := p.Decide(p.Words(ok(info.DuplicationSrc)), m, opt, nil)
 	require.NoError(t, err)
-	require.Equal(t, []int{5, 6}, src.Slots, "one slot per destination offset")
-	require.Equal(t, 6, src.Slot(0, 1))
+	require.Equal(t, []int{10, 11}, src.Slots, "ghost-matched duplication slots follow the native ones")
+	require.Equal(t, 11, src.Slot(0, 1))
+	require.Equal(t, 18, p.Size())
 
 	p.Release(&dup)
-	require.Equal(t, 6, p.FreeDupSlots())
+	require.Equal(t, 8, p.Free(info.Duplication))
 	p.Release(&pl)
-	require.Equal(t, 3, p.FreeContexts())
+	require.Equal(t, 3, p.Free(info.TagEncoding))
+	p.Release(&src)
+	require.Equal(t, 8, p.Free(info.DuplicationSrc))
 }
 
 func TestDecideAgreesAcrossMembers(t *testing.T) {
@@ -129,11 +138,11 @@ func TestDecideAgreesAcrossMembers(t *testing.T) {
 	all, _ := l.Members([]int32{1, 2, 4, 5})
 	pair, _ := l.Members([]int32{1, 4})
 	opt := DecideOptions{TagSpace: true}
-	pools := []*Pool{NewPool(4, 4), NewPool(4, 4), NewPool(4, 4), NewPool(4, 4)}
+	pools := []*Pool{NewPool(PoolConfig{Contexts: 4, DupSlots: 4, DupSrcSlots: 4}), NewPool(PoolConfig{Contexts: 4, DupSlots: 4, DupSrcSlots: 4}), NewPool(PoolConfig{Contexts: 4, DupSlots: 4, DupSrcSlots: 4}), NewPool(PoolConfig{Contexts: 4, DupSlots: 4, DupSrcSlots: 4})}
 
 	// Ranks 1 and 4 first build a communicator of their own: its context
 	// and slot are taken on them only.
-	w := reduce(pools[0].Words(ok(info.GhostMatch)), pools[2].Words(ok(info.GhostMatch)))
+	w := reduce(pools[0].Words(ok(info.TagEncoding)), pools[2].Words(ok(info.TagEncoding)))
 	for _, i := range []int{0, 2} {
 		pl, err := pools[i].Decide(w, pair, opt, nil)
 		require.NoError(t, err)
@@ -157,7 +166,7 @@ func TestDecideFallsBackToNoOffload(t *testing.T) {
 	l := twoNodes(t)
 	m, _ := l.Members([]int32{1, 2, 4, 5})
 	opt := DecideOptions{TagSpace: true}
-	p, q := NewPool(2, 1), NewPool(2, 1)
+	p, q := NewPool(PoolConfig{Contexts: 1, DupSlots: 2, DupSrcSlots: 2}), NewPool(PoolConfig{Contexts: 1, DupSlots: 2, DupSrcSlots: 2})
 
 	pl, err := p.Decide(reduce(p.Words(ok(info.TagEncoding)), q.Words(ok(info.Duplication))), m, opt, nil)
 	require.NoError(t, err)
@@ -174,7 +183,7 @@ func TestDecideFallsBackToNoOffload(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, info.NoOffload, pl.Algorithm, "K=2 needs 4 slots, the pool has 2")
 	require.Contains(t, pl.Reason, "CSP_COMM_POOL")
-	require.Equal(t, 2, p.FreeDupSlots(), "nothing taken")
+	require.Equal(t, 2, p.Free(info.Duplication), "nothing taken")
 
 	pl, err = p.Decide(p.Words(ok(info.TagEncoding)), m, DecideOptions{TagSpace: false}, nil)
 	require.NoError(t, err)
@@ -195,7 +204,7 @@ func TestDecideReplace(t *testing.T) {
 	l := twoNodes(t)
 	m, _ := l.Members([]int32{1, 4})
 	opt := DecideOptions{TagSpace: true}
-	p := NewPool(4, 2)
+	p := NewPool(PoolConfig{Contexts: 2, DupSlots: 4, DupSrcSlots: 4})
 	old, err := p.Decide(p.Words(ok(info.TagEncoding)), m, opt, nil)
 	require.NoError(t, err)
 
@@ -207,19 +216,19 @@ func TestDecideReplace(t *testing.T) {
 	kept, err := p.Decide(p.Words(invalid), m, opt, &old)
 	require.NoError(t, err)
 	require.Equal(t, old, kept, "an invalid hint leaves a communicator's plan as it was")
-	require.Equal(t, 1, p.FreeContexts())
+	require.Equal(t, 1, p.Free(info.TagEncoding))
 
 	busy := Proposal{HintsValid: true, Quiet: false, Algorithm: info.Duplication}
 	kept, err = p.Decide(p.Words(busy), m, opt, &old)
 	require.ErrorIs(t, err, ErrPending)
 	require.Equal(t, old.Algorithm, kept.Algorithm)
-	require.Equal(t, 1, p.FreeContexts(), "nothing released")
+	require.Equal(t, 1, p.Free(info.TagEncoding), "nothing released")
 
 	nw, err := p.Decide(p.Words(ok(info.Duplication)), m, opt, &old)
 	require.NoError(t, err)
 	require.Equal(t, info.Duplication, nw.Algorithm)
-	require.Equal(t, 2, p.FreeContexts(), "old context released")
-	require.Equal(t, 0, p.FreeDupSlots(), "K=2: four slots")
+	require.Equal(t, 2, p.Free(info.TagEncoding), "old context released")
+	require.Equal(t, 0, p.Free(info.Duplication), "K=2: four slots")
 }
 
 func TestBitmap(t *testing.T) {

@@ -24,8 +24,8 @@ type Proposal struct {
 }
 
 // Words encodes p and the pool's free resources: a status word, the
-// algorithm as a one-hot word (ANDs to zero unless all members agree), the
-// free contexts, then the free duplication slots.
+// algorithm as a one-hot word (ANDs to zero unless all members agree),
+// then the free resources of every kind.
 func (pool *Pool) Words(p Proposal) []uint64 {
 	status := uint64(0)
 	if p.HintsValid {
@@ -34,21 +34,25 @@ func (pool *Pool) Words(p Proposal) []uint64 {
 	if p.Quiet {
 		status |= statusQuiet
 	}
-	w := make([]uint64, 0, 2+len(pool.ctx)+len(pool.dup))
+	w := make([]uint64, 0, pool.words())
 	w = append(w, status, 1<<p.Algorithm)
-	w = append(w, pool.ctx...)
-	return append(w, pool.dup...)
+	for _, b := range pool.free {
+		w = append(w, b...)
+	}
+	return w
 }
 
 // Plan is how a communicator's point-to-point traffic is carried.
 type Plan struct {
 	Algorithm info.Algorithm
-	// Slots are the internal communicators used, as pool indices: [0] for
-	// tag encoding and ghost matching; K*K slots indexed src*K+dst for
-	// Duplication; K slots indexed by destination offset for DuplicationSrc.
+	// Slots are the internal communicators used, as pool indices: one for
+	// tag encoding (SlotTagNative) and ghost matching (SlotTagGhost); K*K
+	// slots indexed src*K+dst for Duplication; K slots indexed by
+	// destination offset for DuplicationSrc.
 	Slots   []int
-	Ctx     int // tag context in slot 0 (tag encoding and ghost matching)
+	Ctx     int // tag context in its slot (tag encoding and ghost matching)
 	Members Members
+	dupIdx  []int // duplication: the pool's bitmap indices of Slots
 	// Reason says why a communicator asking for offload is not offloaded
 	// (empty otherwise), for CSP_VERBOSE warnings.
 	Reason string
@@ -90,12 +94,11 @@ var ErrPending = fmt.Errorf("commexpand: offloaded operations are still pending 
 // Quiet == false yields ErrPending and leaves everything as it was;
 // otherwise replace's resources are released and the new ones taken.
 func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *Plan) (Plan, error) {
-	if len(words) != 2+len(pool.ctx)+len(pool.dup) {
-		return Plan{}, fmt.Errorf("commexpand: %d proposal words, want %d", len(words), 2+len(pool.ctx)+len(pool.dup))
+	if len(words) != pool.words() {
+		return Plan{}, fmt.Errorf("commexpand: %d proposal words, want %d", len(words), pool.words())
 	}
 	status, algo := words[0], words[1]
-	ctxFree := Bitmap(words[2 : 2+len(pool.ctx)])
-	dupFree := Bitmap(words[2+len(pool.ctx):])
+	free := pool.split(words)
 
 	pl := Plan{Algorithm: info.NoOffload, Members: m}
 	var want info.Algorithm
@@ -116,7 +119,7 @@ func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *
 		return *replace, nil
 	}
 	if want.Offloaded() {
-		pl.Reason = pool.assign(&pl, want, ctxFree, dupFree, opt)
+		pl.Reason = pool.assign(&pl, want, free, opt)
 	}
 	if replace != nil {
 		if status&statusQuiet == 0 && !samePlan(&pl, replace) {
@@ -133,34 +136,32 @@ func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *
 }
 
 // assign gives pl the resources algorithm a needs, or returns why it can't.
-func (pool *Pool) assign(pl *Plan, a info.Algorithm, ctxFree, dupFree Bitmap, opt DecideOptions) string {
-	k := pl.Members.K
+func (pool *Pool) assign(pl *Plan, a info.Algorithm, free [nKinds]Bitmap, opt DecideOptions) string {
+	k, _ := kindOf(a)
+	if a != info.Duplication && !opt.TagSpace {
+		return "no tag layout fits this many users per ghost"
+	}
 	switch a {
 	case info.TagEncoding, info.GhostMatch:
-		if !opt.TagSpace {
-			return "no tag layout fits this many users per ghost"
-		}
-		c := ctxFree.lowest(1)
+		c := free[k].lowest(1)
 		if c == nil {
-			return fmt.Sprintf("all %d tag contexts are in use by communicators sharing members with this one", pool.nCtx)
+			return fmt.Sprintf("all %d %v contexts are in use by communicators sharing members with this one", pool.n[k], a)
 		}
-		pl.Algorithm, pl.Slots, pl.Ctx = a, []int{0}, c[0]
+		pl.Algorithm, pl.Slots, pl.Ctx = a, []int{pool.base[k]}, c[0]
 	case info.Duplication, info.DuplicationSrc:
-		need := k
+		need := pl.Members.K
 		if a == info.Duplication {
-			need = k * k
+			need *= need
 		}
-		if !opt.TagSpace && a == info.DuplicationSrc {
-			return "no tag layout fits this many users per ghost"
+		idx := free[k].lowest(need)
+		if idx == nil {
+			return fmt.Sprintf("%s needs %d free internal communicators, %d are free on every member (raise CSP_COMM_POOL)", a, need, free[k].count())
 		}
-		s := dupFree.lowest(need)
-		if s == nil {
-			return fmt.Sprintf("%s needs %d free internal communicators, %d are free on every member (raise CSP_COMM_POOL)", a, need, dupFree.count())
+		slots := make([]int, len(idx))
+		for i, b := range idx {
+			slots[i] = pool.base[k] + b
 		}
-		for i := range s {
-			s[i]++ // bit i is slot i+1
-		}
-		pl.Algorithm, pl.Slots, pl.Ctx = a, s, -1
+		pl.Algorithm, pl.Slots, pl.Ctx, pl.dupIdx = a, slots, -1, idx
 	}
 	return ""
 }

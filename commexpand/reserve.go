@@ -24,51 +24,38 @@ func (p *Pool) Withhold(words []uint64) { p.apply(words, false) }
 func (p *Pool) Restore(words []uint64) { p.apply(words, true) }
 
 func (p *Pool) apply(words []uint64, set bool) {
-	if len(words) != 2+len(p.ctx)+len(p.dup) {
+	if len(words) != p.words() {
 		return
 	}
-	ctx := words[2 : 2+len(p.ctx)]
-	dup := words[2+len(p.ctx):]
-	for i, w := range ctx {
-		if set {
-			p.ctx[i] |= w
-		} else {
-			p.ctx[i] &^= w
-		}
-	}
-	for i, w := range dup {
-		if set {
-			p.dup[i] |= w
-		} else {
-			p.dup[i] &^= w
+	for k, w := range p.split(words) {
+		for i, x := range w {
+			if set {
+				p.free[k][i] |= x
+			} else {
+				p.free[k][i] &^= x
+			}
 		}
 	}
 }
 
 // Narrow reduces a proposal (this process's Words) to what a plan of
 // algorithm a can use, keeping at most keep resources of that kind (the
-// lowest): tag contexts for TagEncoding and GhostMatch, duplication slots
-// for Duplication and DuplicationSrc, nothing for NoOffload. A proposal
-// whose reduction is in flight withholds what it offers (Withhold);
-// narrowing it first leaves the rest to communicators planned meanwhile.
-// The members' offers may then share fewer resources than their free sets
-// do; keep some slack above what the plan needs.
+// lowest) and none of the other kinds. A proposal whose reduction is in
+// flight withholds what it offers (Withhold); narrowing it first leaves the
+// rest to communicators planned meanwhile. The members' offers may then
+// share fewer resources than their free sets do; keep some slack above what
+// the plan needs.
 func (p *Pool) Narrow(words []uint64, a info.Algorithm, keep int) {
-	if len(words) != 2+len(p.ctx)+len(p.dup) {
+	if len(words) != p.words() {
 		return
 	}
-	ctx := Bitmap(words[2 : 2+len(p.ctx)])
-	dup := Bitmap(words[2+len(p.ctx):])
-	switch a {
-	case info.TagEncoding, info.GhostMatch:
-		clear(dup)
-		ctx.keepLowest(keep)
-	case info.Duplication, info.DuplicationSrc:
-		clear(ctx)
-		dup.keepLowest(keep)
-	default:
-		clear(ctx)
-		clear(dup)
+	k, ok := kindOf(a)
+	for kk, w := range p.split(words) {
+		if ok && kind(kk) == k {
+			w.keepLowest(keep)
+		} else {
+			clear(w)
+		}
 	}
 }
 

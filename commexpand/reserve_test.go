@@ -14,13 +14,13 @@ func TestWithholdKeepsConcurrentPlansApart(t *testing.T) {
 	l := twoNodes(t)
 	m, err := l.Members([]int32{1, 4})
 	require.NoError(t, err)
-	pool := NewPool(4, 4)
+	pool := NewPool(PoolConfig{Contexts: 4, DupSlots: 4, DupSrcSlots: 4})
 	opt := DecideOptions{TagSpace: true}
 
 	idup := pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding})
 	pool.Withhold(idup)
-	require.Equal(t, 0, pool.FreeContexts())
-	require.Equal(t, 0, pool.FreeDupSlots())
+	require.Equal(t, 0, pool.Free(info.TagEncoding))
+	require.Equal(t, 0, pool.Free(info.Duplication))
 
 	// A blocking plan in between finds nothing free and is not offloaded.
 	other, err := pool.Decide(pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding}), m, opt, nil)
@@ -32,37 +32,46 @@ func TestWithholdKeepsConcurrentPlansApart(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, pl.Offloaded())
 	require.Equal(t, 0, pl.Ctx)
-	require.Equal(t, 3, pool.FreeContexts(), "only the chosen context is taken")
-	require.Equal(t, 4, pool.FreeDupSlots())
+	require.Equal(t, 3, pool.Free(info.TagEncoding), "only the chosen context is taken")
+	require.Equal(t, 4, pool.Free(info.Duplication))
 
 	pool.Withhold([]uint64{1}) // wrong length: ignored
-	require.Equal(t, 3, pool.FreeContexts())
+	require.Equal(t, 3, pool.Free(info.TagEncoding))
 }
 
 func TestNarrow(t *testing.T) {
-	pool := NewPool(70, 70)
+	pool := NewPool(PoolConfig{Contexts: 70, DupSlots: 70, DupSrcSlots: 70})
+	count := func(w []uint64) [nKinds]int {
+		var n [nKinds]int
+		for k, b := range pool.split(w) {
+			n[k] = b.count()
+		}
+		return n
+	}
 	w := pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding})
 	pool.Narrow(w, info.TagEncoding, 3)
-	require.Equal(t, []int{0, 1, 2}, Bitmap(w[2:4]).lowest(3))
-	require.Equal(t, 3, Bitmap(w[2:4]).count())
-	require.Zero(t, Bitmap(w[4:]).count(), "tag encoding offers no duplication slot")
+	require.Equal(t, [nKinds]int{3, 0, 0, 0}, count(w), "tag encoding offers 3 native contexts, nothing else")
+	require.Equal(t, []int{0, 1, 2}, pool.split(w)[kindCtxNative].lowest(3))
 
 	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.Duplication})
 	pool.Narrow(w, info.Duplication, 66)
-	require.Zero(t, Bitmap(w[2:4]).count())
-	require.Equal(t, 66, Bitmap(w[4:]).count())
-	require.True(t, Bitmap(w[4:]).has(65) && !Bitmap(w[4:]).has(66))
+	require.Equal(t, [nKinds]int{0, 0, 66, 0}, count(w))
+	require.True(t, pool.split(w)[kindDupNative].has(65) && !pool.split(w)[kindDupNative].has(66))
+
+	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.GhostMatch})
+	pool.Narrow(w, info.GhostMatch, 5)
+	require.Equal(t, [nKinds]int{0, 5, 0, 0}, count(w))
 
 	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.NoOffload})
 	pool.Narrow(w, info.NoOffload, 10)
-	require.Zero(t, Bitmap(w[2:]).count(), "a plan without offload withholds nothing")
+	require.Equal(t, [nKinds]int{}, count(w), "a plan without offload withholds nothing")
 	require.Equal(t, uint64(statusAll), w[0], "status and algorithm words are kept")
 
 	// An idup that withholds a narrowed offer leaves the rest to others.
 	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding})
 	pool.Narrow(w, info.TagEncoding, 9)
 	pool.Withhold(w)
-	require.Equal(t, 61, pool.FreeContexts())
+	require.Equal(t, 61, pool.Free(info.TagEncoding))
 	pool.Restore(w)
-	require.Equal(t, 70, pool.FreeContexts())
+	require.Equal(t, 70, pool.Free(info.TagEncoding))
 }
