@@ -58,7 +58,11 @@ func InitThread(required ThreadLevel) (ThreadLevel, error) {
 	if err != nil {
 		return ThreadLevel(p), err
 	}
+	// Errors come back as Go errors: on the user world, and on the real
+	// world, where MPICH reports errors of calls without a communicator
+	// (MPI_Wait on an offloaded request).
 	core.Current().UserWorld().SetErrhandler(mpi.ErrorsReturn)
+	mpi.CommWorld.SetErrhandler(mpi.ErrorsReturn)
 	return ThreadLevel(p), nil
 }
 
@@ -192,14 +196,17 @@ func AllocMem(n int, hints Info) (*Buffer, error) {
 	if err != nil {
 		return nil, &core.HintError{Err: err}
 	}
+	if n < 0 {
+		return nil, fmt.Errorf("casperii: AllocMem of %d bytes: the size must be >= 0", n)
+	}
 	if regist, _ := h.ShmbufRegist(); regist && user.Started() {
-		p, err := user.Heap().Alloc(n)
+		p, err := user.Heap().Alloc(max(n, 1)) // MPI allows 0 bytes; the heap's smallest block serves it
 		if err != nil {
 			return nil, err
 		}
 		return &Buffer{p: p, n: n, shared: true}, nil
 	}
-	p, err := mpi.AllocMem(n, mpi.InfoNull)
+	p, err := mpi.AllocMem(max(n, 1), mpi.InfoNull)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +214,12 @@ func AllocMem(n int, hints Info) (*Buffer, error) {
 }
 
 // Bytes returns the buffer's memory.
-func (b *Buffer) Bytes() []byte { return unsafe.Slice((*byte)(b.p), b.n) }
+func (b *Buffer) Bytes() []byte {
+	if b.n == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(b.p), b.n)
+}
 
 // Registered reports whether the buffer is shared with the ghost.
 func (b *Buffer) Registered() bool { return b.shared }
@@ -379,5 +391,3 @@ var (
 	ErrTruncate  = mpi.ErrTruncate
 	ErrCount     = mpi.ErrCount
 )
-
-var _ = fmt.Sprint

@@ -154,14 +154,18 @@ func (r *runtime) agree(comm mpi.Comm, local string) error {
 	if err := mpi.AllreduceInt32s(comm, mine, out, mpi.OpMin); err != nil {
 		return err
 	}
-	switch {
-	case out[0] == int32(r.wsize):
+	if out[0] == int32(r.wsize) {
 		return nil
-	case out[0] == int32(r.wrank):
-		r.logf("%s", local)
-		return &InitError{local}
 	}
-	return &InitError{fmt.Sprintf("CasperII: initialization failed on rank %d (its message says why)", out[0])}
+	err := &InitError{fmt.Sprintf("CasperII: initialization failed on rank %d (its message says why)", out[0])}
+	if out[0] == int32(r.wrank) {
+		r.logf("%s", local)
+		err = &InitError{local}
+	}
+	// Nobody leaves before the message is out: the launcher kills the job
+	// as soon as one process exits with an error.
+	comm.Barrier()
+	return err
 }
 
 // setupLayout splits the world into nodes, picks the ghosts and binds
@@ -256,10 +260,13 @@ func (r *runtime) setupLayout() error {
 }
 
 // ghostMatchAvailable says whether ghost-side matching is built in.
-var ghostMatchAvailable = false
+var ghostMatchAvailable = true
 
 // setupPool duplicates the world into the internal communicators, in one
-// nonblocking batch (each duplicate is a collective on all processes).
+// nonblocking batch (each duplicate is a collective on all processes):
+// the two tag-encoding slots (natively matched and ghost-matched), then
+// the duplication slots of each matching mode. CSP_COMM_POOL sets the
+// number of natively matched duplication slots.
 func (r *runtime) setupPool() error {
 	n := r.layout.MaxUsersPerGhost()
 	dup := r.cfg.CommPool
@@ -270,8 +277,8 @@ func (r *runtime) setupPool() error {
 	if r.tags != nil {
 		ctx = r.tags.MaxContexts()
 	}
-	r.slots = commexpand.NewPool(dup, ctx)
-	r.pool = make([]mpi.Comm, 1+dup)
+	r.slots = commexpand.NewPool(commexpand.PoolConfig{Contexts: ctx, DupSlots: dup, DupSrcSlots: min(64, max(2, 2*n))})
+	r.pool = make([]mpi.Comm, r.slots.Size())
 	reqs := make([]mpi.Request, len(r.pool))
 	for i := range r.pool {
 		c, req, err := mpi.CommWorld.Idup()
@@ -368,6 +375,7 @@ func (r *runtime) startUser() error {
 	err := user.Start(user.Config{
 		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
+		Progress:   r.pool[commexpand.SlotTagNative],
 		ArenaShift: r.cfg.ArenaShift, SpinIters: r.cfg.SpinIters, YieldIters: r.cfg.YieldIters,
 		SleepUS: r.cfg.SleepUS,
 	})
@@ -399,10 +407,10 @@ func Finalize() error {
 		return errors.New("CasperII: MPI is not initialized")
 	}
 	var err error
+	if r.role != RoleGhost && r.cfg.Stats {
+		r.printStats()
+	}
 	if r.role == RoleUser {
-		if r.cfg.Stats {
-			r.printStats()
-		}
 		err = user.Finish()
 	}
 	if ferr := mpi.Finalize(); err == nil {

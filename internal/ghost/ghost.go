@@ -109,7 +109,11 @@ func New(cfg Config) (*Ghost, error) {
 	}
 	g.live = len(g.users)
 	g.match = newMatcher(g)
-	for _, c := range cfg.Pool {
+	// Errors of the ghost's operations must come back as codes (and be
+	// passed to the user), never abort the job: on the internal
+	// communicators, and on the world, where MPICH reports errors of calls
+	// without a communicator (MPI_Testsome).
+	for _, c := range append([]mpi.Comm{mpi.CommWorld}, cfg.Pool...) {
 		if err := c.SetErrhandler(mpi.ErrorsReturn); err != nil {
 			return nil, fmt.Errorf("ghost: error handler on an internal communicator: %w", err)
 		}

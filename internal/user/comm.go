@@ -3,6 +3,37 @@ package user
 /*
 #include <stdlib.h>
 #include "user.h"
+
+// The table is read by every fast-path call: change it under the lock
+// (MPI_THREAD_MULTIPLE).
+static int csp_comm_install(struct csp_comm *c)
+{
+	CSP_LOCK();
+	int rc = csp_comm_put(c);
+	CSP_UNLOCK();
+	return rc;
+}
+static struct csp_comm *csp_comm_detach(MPI_Comm comm)
+{
+	CSP_LOCK();
+	struct csp_comm *c = csp_comm_take(comm);
+	CSP_UNLOCK();
+	return c;
+}
+static void csp_comm_release(struct csp_comm *c)
+{
+	CSP_LOCK();
+	csp_comm_unref(c);
+	CSP_UNLOCK();
+}
+static int csp_comm_refs(MPI_Comm comm)
+{
+	CSP_LOCK();
+	struct csp_comm *c = csp_comm_get(comm);
+	int refs = c ? c->refs : 0;
+	CSP_UNLOCK();
+	return refs;
+}
 */
 import "C"
 
@@ -79,7 +110,7 @@ func SetComm(comm mpi.Comm, rank int, pl *commexpand.Plan, regist bool) error {
 		cr[i].key, cr[i].rank = C.int64_t(r.key), C.int32_t(r.rank)
 	}
 	c.nrev = C.int(len(revs))
-	if C.csp_comm_put(c) != 0 {
+	if C.csp_comm_install(c) != 0 {
 		C.csp_comm_unref(c)
 		return fmt.Errorf("user: out of memory for the communicator table")
 	}
@@ -96,21 +127,27 @@ type Entry struct{ c *C.struct_csp_comm }
 // Detach removes comm's entry from the table and returns the table's
 // reference to it; the caller must Release it.
 func Detach(comm mpi.Comm) Entry {
-	return Entry{C.csp_comm_take(C.MPI_Comm(comm.Raw()))}
+	return Entry{C.csp_comm_detach(C.MPI_Comm(comm.Raw()))}
 }
 
 // Pending reports whether operations posted on the entry are pending.
-func (e Entry) Pending() bool { return e.c != nil && e.c.refs > 1 }
+func (e Entry) Pending() bool {
+	if e.c == nil {
+		return false
+	}
+	if C.csp_u.multiple != 0 {
+		C.pthread_mutex_lock(&C.csp_u.lock)
+		defer C.pthread_mutex_unlock(&C.csp_u.lock)
+	}
+	return e.c.refs > 1
+}
 
 // Release drops the reference.
 func (e Entry) Release() {
 	if e.c != nil {
-		C.csp_comm_unref(e.c)
+		C.csp_comm_release(e.c)
 	}
 }
 
 // Pending reports whether operations are pending on comm.
-func Pending(comm mpi.Comm) bool {
-	c := C.csp_comm_get(C.MPI_Comm(comm.Raw()))
-	return c != nil && c.refs > 1
-}
+func Pending(comm mpi.Comm) bool { return C.csp_comm_refs(C.MPI_Comm(comm.Raw())) > 1 }

@@ -204,7 +204,8 @@ static void reclaim(void)
 {
     for (uint32_t i = 0; i < csp_u.ncells; i++) {
         struct csp_op *op = csp_u.cell_op[i];
-        if (op && csp_cell_done(&csp_u.cells[i]) && op->kind <= CSP_OP_MRECV)
+        if (op && csp_cell_done(&csp_u.cells[i]) &&
+            (op->kind <= CSP_OP_MRECV || op->kind == CSP_OP_SEGMENT))
             finish(op);
     }
 }
@@ -324,6 +325,45 @@ static void poll_deferred(void)
     }
 }
 
+/* Segments the heap gave back (freed huge blocks): the ghost is told to
+ * unmap them, from the pump, because the heap frees them from inside
+ * finish(), where no cell may be taken. */
+#define CSP_UNMAP_QUEUE 64
+static uint32_t unmap_queue[CSP_UNMAP_QUEUE];
+static uint32_t nunmap;
+
+void csp_segment_removed(void *arg, uint32_t seg)
+{
+    (void)arg;
+    if (csp_u.heap->seg[seg].kind != CSP_SEG_HUGE)
+        return; /* external segments: their owner tells the ghost itself */
+    if (nunmap < CSP_UNMAP_QUEUE)
+        unmap_queue[nunmap++] = seg;
+    /* else: the ghost remaps or drops it lazily when the entry changes */
+}
+
+/* Post an unmap notice without waiting; reclaim() recycles its cell. */
+static void notify_unmaps(void)
+{
+    while (nunmap) {
+        uint32_t idx;
+        if (!take_cell(-1, &idx))
+            return;
+        struct csp_op *op = csp_op_alloc();
+        if (!op) {
+            release_cell(idx, -1);
+            return;
+        }
+        op->kind = CSP_OP_SEGMENT;
+        op->mode = CSP_MATCH_NATIVE;
+        op->seg = CSP_SEG_NONE;
+        op->target = unmap_queue[--nunmap];
+        op->freed = 1;
+        csp_u.nfreed_pending++;
+        publish(op, idx);
+    }
+}
+
 void csp_pump(void)
 {
     static uint32_t tick;
@@ -333,6 +373,8 @@ void csp_pump(void)
         reclaim();
     if (ndeferred)
         poll_deferred();
+    if (nunmap)
+        notify_unmaps();
 }
 
 /* ---- waiting ---- */

@@ -63,9 +63,13 @@ type Config struct {
 	Tags       *tagenc.Layout // nil when no tag layout fits
 	ExposedUB  int            // the MPI_TAG_UB the application sees
 	ArenaShift int            // log2 of heap arena size
-	SpinIters  int            // wait policy: busy polls, then
-	YieldIters int            // yields, then sleeps of
-	SleepUS    int            // this many microseconds on the wake word
+	// Progress is a communicator spanning the world on which this user is
+	// never a destination (an internal one): probing it drives MPI's whole
+	// progress engine without ever matching anything.
+	Progress   mpi.Comm
+	SpinIters  int // wait policy: busy polls, then
+	YieldIters int // yields, then sleeps of
+	SleepUS    int // this many microseconds on the wake word
 }
 
 // errorMessages are the one-line explanations of the errors the fast path
@@ -88,9 +92,8 @@ var errorMessages = [C.CSP_E_MAX]struct {
 }
 
 var (
-	hp       *heap.Heap
-	progress mpi.Comm
-	started  bool
+	hp      *heap.Heap
+	started bool
 )
 
 // Start builds the fast path's state. After Start, offloaded communicators
@@ -137,6 +140,7 @@ func Start(cfg Config) error {
 		return err
 	}
 	u.heap = (*C.struct_csp_heap)(hp.C())
+	u.heap.on_remove = (*[0]byte)(C.csp_segment_removed)
 
 	t := &u.tags
 	t.exposed_ub = C.int(cfg.ExposedUB)
@@ -149,10 +153,7 @@ func Start(cfg Config) error {
 		t.ctx_mask, t.flag_mask = C.uint32_t(s.Ctx.Mask), C.uint32_t(s.Flags.Mask)
 	}
 
-	if progress, err = mpi.CommSelf.Dup(); err != nil {
-		return fmt.Errorf("user: private communicator for progress: %w", err)
-	}
-	u.progress_comm = C.MPI_Comm(progress.Raw())
+	u.progress_comm = C.MPI_Comm(cfg.Progress.Raw())
 	for i, e := range errorMessages {
 		code, err := mpi.AddErrorCode(e.class)
 		if err != nil {
@@ -200,7 +201,6 @@ func Finish() error {
 	C.csp_u._chan.user_state = C.CSP_USER_FINALIZED
 	C.csp_u.on = 0
 	started = false
-	progress.Free()
 	if rc != 0 {
 		return fmt.Errorf("user: the ghost did not acknowledge finalization (error %d)", rc)
 	}

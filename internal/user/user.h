@@ -244,6 +244,8 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 /* ---- engine (engine.c) ---- */
 /* Recycle every finished cell and push held posts; cheap when idle. */
 void csp_pump(void);
+/* Heap hook: a segment left the heap; the ghost will be told to unmap it. */
+void csp_segment_removed(void *arg, uint32_t seg);
 /* Track a deferred operation whose request the application freed. */
 void csp_defer_freed(struct csp_op *op);
 /* Make sure op is DONE, backing off politely. Returns an MPI error code. */
