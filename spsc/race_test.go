@@ -1,0 +1,5 @@
+//go:build race
+
+package spsc
+
+const raceEnabled = true

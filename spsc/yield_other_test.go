@@ -1,0 +1,7 @@
+//go:build !linux
+
+package spsc
+
+import "runtime"
+
+func osYield() { runtime.Gosched() }
