@@ -1,0 +1,86 @@
+/*
+ * ip_errors: errors reach the application as MPI error codes once it set
+ * MPI_ERRORS_RETURN on MPI_COMM_WORLD.
+ *
+ * Checks: a bad hint value in MPI_Comm_dup_with_info (and in
+ * MPI_Comm_set_info) returns an MPI_ERR_INFO_VALUE-class code whose string
+ * names the key and the value; a tag above MPI_TAG_UB on an offloaded
+ * communicator returns an MPI_ERR_TAG-class code; a bad tag on the world
+ * returns an error; MPI_Comm_free(MPI_COMM_WORLD) returns an error.
+ *
+ * Output: "result rank=<r> test=<name> ok=<0|1> ..." lines.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static int rank, bad;
+
+static int check_code(const char *name, int rc, int want_class, const char *need1,
+                      const char *need2)
+{
+    int cls = -1, len = 0;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_class(rc, &cls);
+        MPI_Error_string(rc, msg, &len);
+    }
+    int ok = rc != MPI_SUCCESS && (want_class < 0 || cls == want_class) &&
+             (!need1 || strstr(msg, need1)) && (!need2 || strstr(msg, need2));
+    for (char *p = msg; *p; p++)
+        if (*p == ' ')
+            *p = '_';
+    printf("result rank=%d test=%s ok=%d class=%d msg=%s\n", rank, name, ok, cls, msg);
+    bad += !ok;
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "wildcard_used", "bogus");
+    MPI_Comm c = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+    check_code("badhint", rc, MPI_ERR_INFO_VALUE, "wildcard_used", "bogus");
+    if (c != MPI_COMM_NULL)
+        MPI_Comm_free(&c);
+
+    MPI_Info_set(info, "wildcard_used", "none");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+
+    int *ub, flag, x[8] = {0};
+    MPI_Comm_get_attr(c, MPI_TAG_UB, &ub, &flag);
+    rc = MPI_Send(x, 1, MPI_INT, rank, *ub + 1, c);
+    check_code("badtag-offloaded", rc, MPI_ERR_TAG, "MPI_TAG_UB", NULL);
+    rc = MPI_Send(x, 1, MPI_INT, 0, -5, MPI_COMM_WORLD);
+    check_code("badtag-world", rc, MPI_ERR_TAG, NULL, NULL);
+
+    if (argc > 1 && strcmp(argv[1], "truncate") == 0) {
+        MPI_Request r[2];
+        MPI_Status st;
+        MPI_Irecv(x, 2, MPI_INT, rank, 3, c, &r[0]);
+        MPI_Isend(x, 8, MPI_INT, rank, 3, c, &r[1]);
+        rc = MPI_Wait(&r[0], &st);
+        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        check_code("truncate", rc == MPI_SUCCESS ? st.MPI_ERROR : rc, MPI_ERR_TRUNCATE, NULL, NULL);
+    }
+
+    /* A bad value in MPI_Comm_set_info (offload is then off on c). */
+    MPI_Info_set(info, "shmbuf_regist", "maybe");
+    rc = MPI_Comm_set_info(c, info);
+    check_code("badsetinfo", rc, MPI_ERR_INFO_VALUE, "shmbuf_regist", "maybe");
+    MPI_Info_free(&info);
+
+    MPI_Comm w = MPI_COMM_WORLD;
+    rc = MPI_Comm_free(&w);
+    check_code("free-world", rc, MPI_ERR_COMM, NULL, NULL);
+
+    MPI_Comm_free(&c);
+    MPI_Finalize();
+    return bad != 0;
+}

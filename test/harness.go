@@ -1,0 +1,787 @@
+// Package test holds CasperII's integration tests: real programs (Go
+// programs under test/progs, C programs under test/cprogs) run under a real
+// mpiexec, with the runtime's environment variables set per job.
+//
+// The harness (this file) builds the programs once per test binary, runs
+// each job with a timeout that kills every process of the job, and checks
+// after every job that it left no entry in /dev/shm and no process behind.
+// Programs report what they checked as machine-readable lines:
+//
+//	result rank=1 test=sizes size=4096 ok=1 src=0 tag=7 count=4096
+//
+// which Results parses, and CSP_STATS=1 makes every user process print at
+// MPI_Finalize
+//
+//	casperii-stats rank=<user world rank> isend_offloaded=<n> irecv_offloaded=<n> direct=<n> bounce=<n> ...
+//
+// which StatsLines parses.
+//
+// Environment of the test binary:
+//
+//	CASPERII_TEST_GENV   extra KEY=VALUE pairs (space separated) passed to every job with -genv, for example "CSP_VERBOSE=2"
+//	CASPERII_TEST_KEEP   keep the build directory of the programs (its path is logged)
+//
+// CSP_* variables of the environment go test runs in are not passed to the
+// jobs (a job's runtime configuration is exactly its Layout and Env), nor is
+// LD_PRELOAD.
+package test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Layout is the shape of a job: N processes in all, CSP_NODE_SIZE (0: not
+// set, the whole host is one node) and CSP_NG (0: not set, the default of 1
+// ghost per node; pass Env "CSP_NG=0" for pass-through).
+type Layout struct{ N, NodeSize, NG int }
+
+// Users returns the number of user processes the layout leaves when every
+// node (of NodeSize processes, or all N) has NG ghosts (1 if NG is 0).
+func (l Layout) Users() int {
+	ng := l.NG
+	if ng == 0 {
+		ng = 1
+	}
+	k := l.NodeSize
+	if k == 0 {
+		k = l.N
+	}
+	return l.N - ng*(l.N/k)
+}
+
+func (l Layout) String() string {
+	s := fmt.Sprintf("n%d", l.N)
+	if l.NodeSize > 0 {
+		s += fmt.Sprintf("-node%d", l.NodeSize)
+	}
+	if l.NG > 0 {
+		s += fmt.Sprintf("-ng%d", l.NG)
+	}
+	return s
+}
+
+// Job is one mpiexec run.
+type Job struct {
+	Layout  Layout
+	Prog    string   // path of the program (GoProg, CProg)
+	Args    []string // the program's arguments
+	Env     []string // KEY=VALUE, passed with -genv
+	Preload bool     // LD_PRELOAD lib/libcasperii.so (built by Lib)
+	Timeout time.Duration
+}
+
+// DefaultTimeout is a Job's timeout when it sets none.
+const DefaultTimeout = 60 * time.Second
+
+// Result is the outcome of a job.
+type Result struct {
+	Stdout, Stderr string
+	ExitCode       int // mpiexec's exit code; 128+signal if it was killed
+	Duration       time.Duration
+	Cmd            string // the command line, shell-quoted, to reproduce the job
+}
+
+// Output returns stdout and stderr, labelled, for failure messages.
+func (r Result) Output() string {
+	return "--- stdout:\n" + r.Stdout + "--- stderr:\n" + r.Stderr
+}
+
+// root is the repository root (the directory holding go.mod), found from
+// the working directory of the test (the package directory).
+var root = sync.OnceValues(func() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && bytes.Contains(b, []byte("module github.com/casperii/casperii")) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no go.mod of github.com/casperii/casperii above %s", dir)
+		}
+	}
+})
+
+// Root returns the repository root.
+func Root(t testing.TB) string {
+	t.Helper()
+	r, err := root()
+	if err != nil {
+		t.Fatalf("harness: %v", err)
+	}
+	return r
+}
+
+var (
+	binMu  sync.Mutex
+	binDir string
+)
+
+// buildDir returns the directory the programs are built into, created
+// once per test binary; Cleanup removes it.
+func buildDir(t testing.TB) string {
+	t.Helper()
+	binMu.Lock()
+	defer binMu.Unlock()
+	if binDir == "" {
+		d, err := os.MkdirTemp("", "casperii-test-bin-")
+		if err != nil {
+			t.Fatalf("harness: %v", err)
+		}
+		binDir = d
+	}
+	return binDir
+}
+
+// Cleanup removes the programs built by this test binary (unless
+// CASPERII_TEST_KEEP is set). TestMain calls it after the tests.
+func Cleanup() {
+	binMu.Lock()
+	defer binMu.Unlock()
+	if binDir != "" && os.Getenv("CASPERII_TEST_KEEP") == "" {
+		os.RemoveAll(binDir)
+		binDir = ""
+	}
+}
+
+// build is one artifact built at most once per test binary.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+	skip string
+}
+
+var (
+	buildsMu sync.Mutex
+	builds   = map[string]*build{}
+)
+
+func buildOnce(key string, f func() (path, skip string, err error)) *build {
+	buildsMu.Lock()
+	b := builds[key]
+	if b == nil {
+		b = &build{}
+		builds[key] = b
+	}
+	buildsMu.Unlock()
+	b.once.Do(func() { b.path, b.skip, b.err = f() })
+	return b
+}
+
+// runTool runs a build command in the repository root.
+func runTool(dir string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// GoProg builds ./test/progs/<name> once per test binary and returns the
+// path of the program.
+func GoProg(t *testing.T, name string) string {
+	t.Helper()
+	r := Root(t)
+	dir := buildDir(t)
+	b := buildOnce("go:"+name, func() (string, string, error) {
+		out := filepath.Join(dir, "go-"+name)
+		return out, "", runTool(r, "go", "build", "-o", out, "./test/progs/"+name)
+	})
+	if b.err != nil {
+		t.Fatalf("harness: building Go program %s: %v", name, b.err)
+	}
+	return b.path
+}
+
+// CProg compiles test/cprogs/<name>.c with mpicc -O2 and opts once per
+// distinct (name, opts) and returns the path of the program.
+func CProg(t *testing.T, name string, opts ...string) string {
+	t.Helper()
+	r := Root(t)
+	dir := buildDir(t)
+	key := "c:" + name + "\x00" + strings.Join(opts, "\x00")
+	sum := sha256.Sum256([]byte(key))
+	b := buildOnce(key, func() (string, string, error) {
+		out := filepath.Join(dir, "c-"+name+"-"+hex.EncodeToString(sum[:6]))
+		args := append([]string{"-O2", filepath.Join("test", "cprogs", name+".c")}, opts...)
+		args = append(args, "-o", out)
+		return out, "", runTool(r, "mpicc", args...)
+	})
+	if b.err != nil {
+		t.Fatalf("harness: compiling C program %s: %v", name, b.err)
+	}
+	return b.path
+}
+
+// Lib builds lib/libcasperii.so (the interposer) once per test binary and
+// returns its absolute path. It skips the test if ./cmd/libcasperii does
+// not exist yet.
+func Lib(t *testing.T) string {
+	t.Helper()
+	r := Root(t)
+	b := buildOnce("lib", func() (string, string, error) {
+		if _, err := os.Stat(filepath.Join(r, "cmd", "libcasperii")); err != nil {
+			return "", "the interposer is not written yet: ./cmd/libcasperii does not exist", nil
+		}
+		out := filepath.Join(r, "lib", "libcasperii.so")
+		return out, "", runTool(r, "go", "build", "-buildmode=c-shared", "-o", out, "./cmd/libcasperii")
+	})
+	if b.skip != "" {
+		t.Skip("harness: " + b.skip)
+	}
+	if b.err != nil {
+		t.Fatalf("harness: building lib/libcasperii.so: %v", b.err)
+	}
+	return b.path
+}
+
+// Run runs the job under mpiexec (stdin closed), waits for it, and returns
+// its outcome. A job that exceeds its timeout is killed, every process of
+// it, and fails t (fatally). Run also fails t if the job left new entries
+// in /dev/shm (they are removed) or a process of the job alive after
+// mpiexec exited (it is killed). The job's output is logged if t fails.
+func Run(t *testing.T, j Job) Result {
+	t.Helper()
+	lib := ""
+	if j.Preload {
+		lib = Lib(t)
+	}
+	return run(t, j, lib)
+}
+
+// T is what run needs of a test; *testing.T has it. (The harness's own
+// tests pass a recorder, to check that a bad job fails its test.)
+type T interface {
+	Helper()
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	FailNow()
+	Failed() bool
+	TempDir() string
+	Cleanup(func())
+}
+
+func run(t T, j Job, lib string) Result {
+	t.Helper()
+	if j.Timeout <= 0 {
+		j.Timeout = DefaultTimeout
+	}
+	mpiexec, err := exec.LookPath("mpiexec")
+	if err != nil {
+		t.Fatalf("harness: mpiexec not found: %v", err)
+	}
+	var genv []string
+	if j.Layout.NodeSize > 0 {
+		genv = append(genv, "CSP_NODE_SIZE="+strconv.Itoa(j.Layout.NodeSize))
+	}
+	if j.Layout.NG > 0 {
+		genv = append(genv, "CSP_NG="+strconv.Itoa(j.Layout.NG))
+	}
+	genv = append(genv, j.Env...)
+	genv = append(genv, strings.Fields(os.Getenv("CASPERII_TEST_GENV"))...)
+	if lib != "" {
+		genv = append(genv, "LD_PRELOAD="+lib)
+	}
+	args := []string{"-n", strconv.Itoa(j.Layout.N)}
+	for _, kv := range genv {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			t.Fatalf("harness: Env entry %q is not KEY=VALUE", kv)
+		}
+		args = append(args, "-genv", k, v)
+	}
+	args = append(args, j.Prog)
+	args = append(args, j.Args...)
+
+	res := Result{Cmd: shellQuote(append([]string{"mpiexec"}, args...)), ExitCode: -1}
+	t.Logf("job: %s", res.Cmd)
+	t.Logf("job env: %s (layout %v: %d users; inherited CSP_* and LD_PRELOAD removed; timeout %v)",
+		strings.Join(genv, " "), j.Layout, j.Layout.Users(), j.Timeout)
+
+	shmBefore := listShm(t)
+	dir := t.TempDir()
+	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatalf("harness: %v", err)
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatalf("harness: %v", err)
+	}
+	defer stderr.Close()
+
+	cmd := exec.Command(mpiexec, args...)
+	marker := fmt.Sprintf("%s=%d-%d", jobMarkerVar, os.Getpid(), jobSeq.Add(1))
+	cmd.Env = append(jobEnv(os.Environ()), marker)
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("harness: starting mpiexec: %v", err)
+	}
+	tr := newTracker(cmd.Process.Pid, marker)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	timer := time.NewTimer(j.Timeout)
+	defer timer.Stop()
+	timedOut := false
+	var waitErr error
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case <-tick.C:
+			tr.scan()
+		case <-timer.C:
+			timedOut = true
+			tr.scan()
+			killed := tr.killAll()
+			_ = cmd.Process.Kill()
+			waitErr = <-done
+			t.Errorf("harness: job timed out after %v; killed %d process(es) of it: %s", j.Timeout, len(killed), strings.Join(killed, ", "))
+			break wait
+		}
+	}
+	res.Duration = time.Since(start)
+	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
+
+	// Processes of the job must be gone once mpiexec has exited.
+	if !timedOut {
+		deadline := time.Now().Add(2 * time.Second)
+		for len(tr.alive()) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if left := tr.alive(); len(left) > 0 {
+			killed := tr.killAll()
+			t.Errorf("harness: %d process(es) of the job outlived mpiexec by 2s and were killed: %s", len(left), strings.Join(killed, ", "))
+		}
+	}
+	res.Stdout = readFile(filepath.Join(dir, "stdout"))
+	res.Stderr = readFile(filepath.Join(dir, "stderr"))
+
+	// /dev/shm must not have gained entries. Entries that a live process
+	// holds belong to another job running at the same time: not ours.
+	var added []string
+	for range 10 {
+		added = newEntries(shmBefore, listShm(t))
+		if len(added) == 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(added) > 0 {
+		var ours []string
+		for _, e := range added {
+			if pid := shmHolder(e); pid > 0 {
+				t.Logf("harness: /dev/shm/%s appeared during the job but process %d (not of the job) holds it; ignored", e, pid)
+			} else {
+				ours = append(ours, e)
+			}
+		}
+		added = ours
+	}
+	if len(added) > 0 {
+		t.Errorf("harness: the job left %d new entries in /dev/shm (removed now): %s", len(added), strings.Join(added, " "))
+		for _, e := range added {
+			os.RemoveAll(filepath.Join("/dev/shm", e))
+		}
+	}
+	t.Logf("job: exit code %d after %v", res.ExitCode, res.Duration.Round(time.Millisecond))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("output of job %s (exit code %d):\n%s", res.Cmd, res.ExitCode, res.Output())
+		}
+	})
+	if timedOut {
+		t.FailNow()
+	}
+	return res
+}
+
+// jobEnv is the environment of mpiexec: ours without the variables of an
+// enclosing MPI job, CSP_* and LD_PRELOAD (a job's configuration is its
+// -genv list).
+func jobEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "CSP_"), k == "LD_PRELOAD",
+			strings.HasPrefix(k, "PMI_"), strings.HasPrefix(k, "PMIX_"), strings.HasPrefix(k, "HYDI_"),
+			strings.HasPrefix(k, "OMPI_COMM_WORLD_"), k == "MPI_LOCALNRANKS", k == "MPI_LOCALRANKID",
+			strings.HasPrefix(k, "MPITEST_"):
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
+}
+
+func listShm(t T) map[string]bool {
+	ents, err := os.ReadDir("/dev/shm")
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("harness: listing /dev/shm: %v", err)
+	}
+	m := map[string]bool{}
+	for _, e := range ents {
+		m[e.Name()] = true
+	}
+	return m
+}
+
+// shmHolder returns a live process that has /dev/shm/<name> open or
+// mapped (0: none).
+func shmHolder(name string) int {
+	path := "/dev/shm/" + name
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		dir := "/proc/" + e.Name()
+		if maps, err := os.ReadFile(dir + "/maps"); err == nil && bytes.Contains(maps, []byte(path)) {
+			return pid
+		}
+		fds, _ := os.ReadDir(dir + "/fd")
+		for _, fd := range fds {
+			if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && l == path {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+func newEntries(before, after map[string]bool) []string {
+	var out []string
+	for e := range after {
+		if !before[e] {
+			out = append(out, e)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+		}) < 0 {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// jobMarkerVar is set, to a value unique to the job, in the environment of
+// mpiexec, which passes it on to every process of the job.
+const jobMarkerVar = "CASPERII_TEST_JOB"
+
+var jobSeq atomic.Int64
+
+// tracker records the processes of a job: all descendants of mpiexec,
+// found by walking /proc (Hydra runs ranks in their own sessions, so a
+// process group would not reach them), and every process whose
+// environment carries the job's marker (which finds processes that
+// detached from the tree too). A process is identified by its pid and
+// start time, so a recycled pid is not mistaken for it.
+type tracker struct {
+	root   int
+	marker []byte
+	procs  map[int]procInfo
+}
+
+type procInfo struct {
+	start string // field 22 of /proc/<pid>/stat
+	name  string
+}
+
+func newTracker(pid int, marker string) *tracker {
+	tr := &tracker{root: pid, marker: []byte(marker), procs: map[int]procInfo{}}
+	tr.scan()
+	return tr
+}
+
+// scanEnv adds every live process whose environment holds the marker.
+func (tr *tracker) scanEnv() {
+	if len(tr.marker) == 0 {
+		return
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self || pid == tr.root {
+			continue
+		}
+		if _, known := tr.procs[pid]; known {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, tr.marker) {
+				if _, state, start, name, ok := procStat(pid); ok && state != "Z" {
+					tr.procs[pid] = procInfo{start, name}
+				}
+				break
+			}
+		}
+	}
+}
+
+// procStat reads /proc/<pid>/stat: parent, state, start time and name.
+func procStat(pid int) (ppid int, state, start, name string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, "", "", "", false
+	}
+	s := string(b)
+	i, k := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if i < 0 || k < i {
+		return 0, "", "", "", false
+	}
+	f := strings.Fields(s[k+1:])
+	if len(f) < 20 {
+		return 0, "", "", "", false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[0], f[19], s[i+1 : k], true
+}
+
+// scan adds the live descendants of the job's root (and of every process
+// already recorded, in case one was orphaned) to the record.
+func (tr *tracker) scan() {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	children := map[int][]int{}
+	info := map[int]procInfo{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		ppid, state, start, name, ok := procStat(pid)
+		if !ok || state == "Z" {
+			continue
+		}
+		children[ppid] = append(children[ppid], pid)
+		info[pid] = procInfo{start, name}
+	}
+	queue := []int{tr.root}
+	for p, pi := range tr.procs {
+		if cur, ok := info[p]; ok && cur.start == pi.start {
+			queue = append(queue, p)
+		}
+	}
+	seen := map[int]bool{}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		for _, c := range children[p] {
+			if _, known := tr.procs[c]; !known {
+				tr.procs[c] = info[c]
+			}
+			queue = append(queue, c)
+		}
+	}
+}
+
+// alive returns the recorded processes (not mpiexec) still running,
+// after looking for more by their environment.
+func (tr *tracker) alive() []int {
+	tr.scanEnv()
+	var out []int
+	for p, pi := range tr.procs {
+		if _, state, start, _, ok := procStat(p); ok && state != "Z" && start == pi.start {
+			out = append(out, p)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// killAll SIGKILLs every recorded process still alive (after a last scan
+// for new descendants) and returns them as "pid (name)".
+func (tr *tracker) killAll() []string {
+	var out []string
+	for range 3 {
+		tr.scan()
+		left := tr.alive()
+		if len(left) == 0 {
+			break
+		}
+		for _, p := range left {
+			name := tr.procs[p].name
+			if _, _, _, cur, ok := procStat(p); ok {
+				name = cur // it may have exec'd since it was recorded
+			}
+			if syscall.Kill(p, syscall.SIGKILL) == nil {
+				out = append(out, fmt.Sprintf("%d (%s)", p, name))
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return out
+}
+
+// Fields are the key=value pairs of one output line, plus the line itself
+// under the key "" .
+type Fields map[string]string
+
+// Line returns the line the fields came from.
+func (f Fields) Line() string { return f[""] }
+
+// Int returns the value of key as an integer, and whether it is there and
+// is one.
+func (f Fields) Int(key string) (int64, bool) {
+	v, ok := f[key]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
+}
+
+// Match reports whether f has every key=value of kv.
+func (f Fields) Match(kv ...string) bool {
+	for _, p := range kv {
+		k, v, _ := strings.Cut(p, "=")
+		if got, ok := f[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseLines returns the key=value fields of every line of out whose first
+// word is kind (for example "result" or "casperii-stats"). Lines may carry
+// a prefix before kind (some launchers add one); words without '=' are
+// ignored.
+func ParseLines(out, kind string) []Fields {
+	var rs []Fields
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimRight(line, "\r")
+		i := strings.Index(line, kind+" ")
+		if i < 0 || (i > 0 && line[i-1] != ' ' && line[i-1] != ':' && line[i-1] != ']') {
+			continue
+		}
+		f := Fields{"": line}
+		for _, w := range strings.Fields(line[i+len(kind):]) {
+			if k, v, ok := strings.Cut(w, "="); ok && k != "" {
+				f[k] = v
+			}
+		}
+		rs = append(rs, f)
+	}
+	return rs
+}
+
+// Results returns the "result" lines of out.
+func Results(out string) []Fields { return ParseLines(out, "result") }
+
+// Select returns the fields of rs that match every key=value of kv.
+func Select(rs []Fields, kv ...string) []Fields {
+	var out []Fields
+	for _, f := range rs {
+		if f.Match(kv...) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Stats is one casperii-stats line.
+type Stats struct {
+	Rank                                           int
+	IsendOffloaded, IrecvOffloaded, Direct, Bounce int64
+	Fields                                         Fields // every field of the line
+}
+
+// StatsLines parses the casperii-stats lines of out (the job's stderr) by
+// user world rank. A malformed line (a missing or non-numeric required
+// field) or two lines for one rank is an error.
+func StatsLines(out string) (map[int]Stats, error) {
+	m := map[int]Stats{}
+	for _, f := range ParseLines(out, "casperii-stats") {
+		var s Stats
+		var vals [5]int64
+		for i, k := range []string{"rank", "isend_offloaded", "irecv_offloaded", "direct", "bounce"} {
+			v, ok := f.Int(k)
+			if !ok {
+				return m, fmt.Errorf("casperii-stats line without a numeric %s: %q", k, f.Line())
+			}
+			vals[i] = v
+		}
+		s.Rank = int(vals[0])
+		s.IsendOffloaded, s.IrecvOffloaded, s.Direct, s.Bounce = vals[1], vals[2], vals[3], vals[4]
+		s.Fields = f
+		if _, dup := m[s.Rank]; dup {
+			return m, fmt.Errorf("two casperii-stats lines for rank %d", s.Rank)
+		}
+		m[s.Rank] = s
+	}
+	return m, nil
+}

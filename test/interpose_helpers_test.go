@@ -1,0 +1,56 @@
+package test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FortranProg compiles test/cprogs/<name>.f90 with mpifort -O2 once per test
+// binary and returns the path of the program.
+func FortranProg(t *testing.T, name string) string {
+	t.Helper()
+	r := Root(t)
+	dir := buildDir(t)
+	b := buildOnce("f:"+name, func() (string, string, error) {
+		out := filepath.Join(dir, "f-"+name)
+		return out, "", runTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"), "-o", out)
+	})
+	if b.err != nil {
+		t.Fatalf("harness: compiling Fortran program %s: %v", name, b.err)
+	}
+	return b.path
+}
+
+// LinkedCProg compiles test/cprogs/<name>.c linked with -lcasperii before
+// the MPI library (mpicc appends its own libraries after ours), with an
+// rpath to lib/, and returns the path of the program.
+func LinkedCProg(t *testing.T, name string) string {
+	t.Helper()
+	libDir := filepath.Dir(Lib(t))
+	return CProg(t, name, "-L"+libDir, "-lcasperii", "-Wl,-rpath,"+libDir)
+}
+
+// ipRequireResults checks that the job exited 0 and printed at least want
+// "result" lines, all with ok=1, and returns them.
+func ipRequireResults(t *testing.T, res Result, want int) []Fields {
+	t.Helper()
+	require.Equal(t, 0, res.ExitCode, "the job failed")
+	rs := Results(res.Stdout)
+	require.GreaterOrEqual(t, len(rs), want, "too few result lines")
+	for _, f := range rs {
+		require.True(t, f.Match("ok=1"), "a check failed: %s", f.Line())
+	}
+	return rs
+}
+
+// ipRequireStats parses the casperii-stats lines and checks there is one per
+// user.
+func ipRequireStats(t *testing.T, res Result, users int) map[int]Stats {
+	t.Helper()
+	st, err := StatsLines(res.Stderr)
+	require.NoError(t, err)
+	require.Len(t, st, users, "one casperii-stats line per user")
+	return st
+}
