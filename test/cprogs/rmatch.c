@@ -108,6 +108,11 @@ int main(int argc, char **argv)
     MPI_Info_create(&ainfo);
     MPI_Info_set(ainfo, "shmbuf_regist", "true");
 
+    unsigned char *nb; /* the never-matched receive's buffer */
+    if (regist)
+        MPI_Alloc_mem(4, ainfo, &nb);
+    else
+        nb = malloc(4);
     rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
     int nphases = (total + PHASE_MSGS - 1) / PHASE_MSGS, logged = 0;
     struct msg m[PHASE_MSGS];
@@ -213,7 +218,6 @@ int main(int argc, char **argv)
         }
         /* A receive that never matches, cancelled. */
         MPI_Request never;
-        char nb[4];
         MPI_Irecv(nb, 4, MPI_BYTE, rank, MAXTAG + 1, comm, &never);
 
         /* --- my sends --- */
@@ -425,6 +429,10 @@ int main(int argc, char **argv)
         }
     }
     printf("DONE %d %d\n", rank, logged);
+    if (regist)
+        MPI_Free_mem(nb);
+    else
+        free(nb);
     MPI_Info_free(&ainfo);
     MPI_Comm_free(&comm);
     MPI_Finalize();
