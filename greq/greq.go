@@ -1,10 +1,10 @@
-// Package greq ties offloaded operations to MPI generalized requests.
+// Package greq holds the request records of offloaded operations and the
+// request handles CasperII gives the application for them.
 //
-// The work is C (greq.h, greq.c) because it sits on the per-call path: the
-// operation records, the table from the application's MPI_Request to its
-// record, and the query and free callbacks MPI calls when the application
-// waits. This file gives Go read access to the accounting, which the leak
-// tests and the statistics use.
+// The work is C (greq.h, greq.c) because it sits on the per-call path; see
+// greq.h for why the handles are our own rather than MPI generalized
+// requests. This file gives Go read access to the accounting, which the
+// leak tests and the statistics use.
 package greq
 
 /*
@@ -14,11 +14,11 @@ package greq
 */
 import "C"
 
-// Stats is the accounting of operation records and the request table.
+// Stats is the accounting of operation records.
 type Stats struct {
-	Live      int // records in use: operations not yet freed by MPI
+	Live      int // records in use: operations not yet finished and released
 	Allocated int // records ever allocated (they are reused, never freed)
-	Requests  int // entries in the request table
+	Handles   int // records whose handle the application still holds
 }
 
 // Current returns the accounting of this process.
@@ -26,6 +26,6 @@ func Current() Stats {
 	return Stats{
 		Live:      int(C.csp_greq.live),
 		Allocated: int(C.csp_greq.allocated),
-		Requests:  int(C.csp_greq.used),
+		Handles:   int(C.csp_greq.handles),
 	}
 }

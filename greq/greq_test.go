@@ -1,7 +1,6 @@
 package greq_test
 
 import (
-	"math/rand"
 	"testing"
 
 	"github.com/casperii/casperii/greq"
@@ -9,65 +8,61 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTableAgainstMap drives the request table with random puts, lookups
-// and deletions and compares it with a Go map after every step.
-func TestTableAgainstMap(t *testing.T) {
-	rng := rand.New(rand.NewSource(7))
-	model := map[int32]cgreq.Op{}
-	ops := make([]cgreq.Op, 64)
-	for i := range ops {
-		ops[i] = cgreq.Alloc()
+// TestHandles: every handle finds its record; a handle of a returned record
+// (a stale one, reused later) does not; MPICH's handles are not ours.
+func TestHandles(t *testing.T) {
+	before := greq.Current()
+	var ops []cgreq.Op
+	var hs []int32
+	for i := 0; i < 1000; i++ { // several chunks
+		op := cgreq.Alloc()
+		ops = append(ops, op)
+		hs = append(hs, cgreq.Start(op))
 	}
-	// Keys cluster like MPICH handles (a kind prefix and small indices).
-	key := func() int32 { return int32(0x2c000000 | rng.Intn(3000)) }
-	for step := 0; step < 200000; step++ {
-		k := key()
-		switch rng.Intn(3) {
-		case 0:
-			op := ops[rng.Intn(len(ops))]
-			require.True(t, cgreq.Put(k, op))
-			model[k] = op
-		case 1:
-			cgreq.Forget(k)
-			delete(model, k)
-		case 2:
-			require.Equal(t, model[k], cgreq.Get(k), "step %d key %#x", step, k)
-		}
-		require.Equal(t, len(model), greq.Current().Requests)
+	require.Equal(t, before.Live+1000, greq.Current().Live)
+	require.Equal(t, before.Handles+1000, greq.Current().Handles)
+	seen := map[int32]bool{}
+	for i, h := range hs {
+		require.False(t, seen[h], "handle %#x issued twice", h)
+		seen[h] = true
+		require.Equal(t, ops[i], cgreq.Lookup(h))
 	}
-	for k, v := range model {
-		require.Equal(t, v, cgreq.Get(k))
-		cgreq.Forget(k)
+	cgreq.Release(ops[5])
+	require.Nil(t, cgreq.Lookup(hs[5]), "a returned record's handle is stale")
+	op := cgreq.Alloc() // reuses the record, not the handle's liveness
+	require.Nil(t, cgreq.Lookup(hs[5]), "not started: no live handle")
+	h := cgreq.Start(op)
+	require.Equal(t, op, cgreq.Lookup(h))
+	ops[5] = op
+
+	for _, mpich := range []int32{cgreq.Null(), 0x2c000001, -0x54000000 /* 0xac000000 */, 0x44000000} {
+		require.Nil(t, cgreq.Lookup(mpich), "%#x is MPICH's", mpich)
 	}
-	require.Zero(t, greq.Current().Requests)
 	for _, op := range ops {
 		cgreq.Release(op)
 	}
-}
-
-func TestRecordsAreReused(t *testing.T) {
-	before := greq.Current()
-	a := cgreq.Alloc()
-	require.Equal(t, before.Live+1, greq.Current().Live)
-	cgreq.Release(a)
-	b := cgreq.Alloc()
-	require.Equal(t, a, b, "the last released record is handed out first")
-	cgreq.Release(b)
 	require.Equal(t, before.Live, greq.Current().Live)
+	require.Equal(t, before.Handles, greq.Current().Handles)
 }
 
-func TestQueryFillsStatus(t *testing.T) {
+func TestCompleteFillsStatusAndReturnsTheRecord(t *testing.T) {
+	before := greq.Current()
 	op := cgreq.Alloc()
-	defer cgreq.Release(op)
+	h := cgreq.Start(op)
 	cgreq.SetResult(op, 3, 77, 0, 4096, false)
-	rc, src, tag, err, canc := cgreq.Query(op)
+	rc, src, tag, err, canc, after := cgreq.Complete(op)
 	require.Zero(t, rc)
 	require.Equal(t, []int{3, 77, 0}, []int{src, tag, err})
 	require.False(t, canc)
+	require.Equal(t, cgreq.Null(), after, "the handle becomes MPI_REQUEST_NULL")
+	require.Nil(t, cgreq.Lookup(h))
+	require.Equal(t, before.Live, greq.Current().Live)
 
+	op = cgreq.Alloc()
+	cgreq.Start(op)
 	cgreq.SetResult(op, 1, 2, 15, 0, true) // MPICH's MPI_ERR_TRUNCATE class is 15
-	rc, _, _, err, canc = cgreq.Query(op)
-	require.Equal(t, 15, rc, "the query callback returns the operation's error")
+	rc, _, _, err, canc, _ = cgreq.Complete(op)
+	require.Equal(t, 15, rc, "completion returns the operation's error")
 	require.Equal(t, 15, err)
 	require.True(t, canc)
 }

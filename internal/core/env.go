@@ -29,6 +29,7 @@ type Config struct {
 	GhostSpinUS  int  // CSP_GHOST_SPIN_US: a ghost with work outstanding polls without pause this long after its last event
 	GhostYieldUS int  // CSP_GHOST_YIELD_US: then yields the core between polls until this long
 	GhostNapUS   int  // CSP_GHOST_NAP_US: then naps this long between polls
+	GhostParkUS  int  // CSP_GHOST_PARK_US: an idle ghost polls this long before parking
 	HandOff      bool // CSP_GHOST_HANDOFF=1: yield after waking a user (off: measured slower here)
 	WorldHints   string
 	WorldHintsS  bool
@@ -49,7 +50,7 @@ func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 func readConfig(getenv func(string) string) (Config, error) {
 	c := Config{NG: 1, PT2PT: true, AsyncOn: true, Cells: 1024, ArenaShift: 26,
 		SpinIters: 50, YieldIters: 10, SleepUS: 1000,
-		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100}
+		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 200}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {

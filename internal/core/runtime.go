@@ -351,7 +351,8 @@ func (r *runtime) runGhost() {
 		TagUB: r.mpiTagUB, Tags: r.tags, Log: r.logf, Verbose: r.cfg.Verbose > 0,
 		Spin:  time.Duration(r.cfg.GhostSpinUS) * time.Microsecond,
 		Yield: time.Duration(r.cfg.GhostYieldUS) * time.Microsecond,
-		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond, HandOff: r.cfg.HandOff,
+		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond,
+		Park:  time.Duration(r.cfg.GhostParkUS) * time.Microsecond, HandOff: r.cfg.HandOff,
 	})
 	code := 0
 	if err != nil {

@@ -46,7 +46,10 @@ type Config struct {
 	// Yield, then nap for Nap between polls (a user's post ends a nap at
 	// once). Without outstanding operations the ghost parks after Spin.
 	Spin, Yield, Nap time.Duration
-	HandOff          bool // yield the core after waking a user
+	// Park: with nothing outstanding, poll this long after the last event
+	// before parking (a post then needs no doorbell).
+	Park    time.Duration
+	HandOff bool // yield the core after waking a user
 }
 
 // Ghost is one ghost process's engine.
@@ -176,7 +179,7 @@ func (g *Ghost) drain() int {
 // first without pause, then yielding the core between polls, then napping.
 func (g *Ghost) rest(idle time.Duration) {
 	if len(g.reqs) == 0 && len(g.probes) == 0 && !g.match.busy() {
-		if idle >= g.cfg.Spin || idle >= 50*time.Microsecond {
+		if idle >= g.cfg.Park {
 			g.park(200 * time.Millisecond)
 		}
 		return

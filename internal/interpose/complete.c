@@ -66,23 +66,15 @@ CSP_IP_HIDDEN int csp_ip_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
         *flag = 1;
         return MPI_SUCCESS;
     }
-    struct csp_op *op = csp_greq_lookup(*req);
+    struct csp_op *op = csp_req_op(*req);
     if (!op)
         return PMPI_Test(req, flag, st);
     if (!csp_poll_op(op)) {
         *flag = 0;
         return MPI_SUCCESS;
     }
-    /* Take the result from the record, then let MPI free the request (its
-     * free callback returns the record). Not PMPI_Test: an error in the
-     * record would go to MPI's error handler instead of to our caller. */
-    csp_greq_fill_status(op, st);
-    int err = op->st_error;
-    if (!op->greq_done) {
-        op->greq_done = 1;
-        PMPI_Grequest_complete(op->req);
-    }
-    PMPI_Request_free(req);
+    /* Take the result from the record and return it; the error goes to
+     * our caller, not to an error handler. */
     *flag = 1;
-    return err;
+    return csp_req_complete(op, req, st);
 }

@@ -2,7 +2,7 @@ package interpose
 
 /*
 #cgo pkg-config: mpich
-#cgo CFLAGS: -I${SRCDIR}/../user -I${SRCDIR}/../channel -I${SRCDIR}/../heap -I${SRCDIR}/../../greq -I${SRCDIR}/../../postcell -I${SRCDIR}/../../spsc -O2 -Wall -Werror
+#cgo CFLAGS: -O2 -Wall -Werror
 #include "interpose.h"
 */
 import "C"

@@ -79,10 +79,8 @@ static int idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *re
         if ((op = csp_op_alloc()) != NULL) {
             op->poll = idup_poll;
             op->ctx = d;
-            if ((rc = csp_greq_start(op, request)) != MPI_SUCCESS) {
-                csp_op_release(op);
-                op = NULL;
-            }
+            op->state = CSP_OPS_POSTED; /* a deferred operation: polled until done */
+            csp_req_start(op, request);
         } else {
             rc = MPI_ERR_NO_MEM;
         }

@@ -72,16 +72,12 @@ static int post_pair(const void *sbuf, int scount, MPI_Datatype stype, int dest,
         CSP_LOCK();
         op = csp_op_alloc();
         if (op) {
-            /* A deferred operation: no cell; the Wait/Test family polls it.
-             * Its state stays FREE until poll reports it done, so
-             * MPI_Cancel has nothing to forward to the ghost. */
+            /* A deferred operation: no cell; the Wait/Test family polls it
+             * (MPI_Cancel has nothing to forward to the ghost for it). */
             op->poll = pair_poll;
             op->ctx = p;
-            rc = csp_greq_start(op, req);
-            if (rc != MPI_SUCCESS) {
-                csp_op_release(op);
-                op = NULL;
-            }
+            op->state = CSP_OPS_POSTED;
+            csp_req_start(op, req);
         } else {
             rc = csp_error(c, CSP_E_NOMEM);
         }

@@ -58,11 +58,16 @@ static void futex_wake(uint32_t *addr)
 
 /* Ring the ghost's doorbell if it said it sleeps. The full fence orders
  * our ring publication before the read of `parked` (the ghost does the
- * mirror image: parked = 1, fence, read the rings). */
+ * mirror image: parked = 1, fence, read the rings). The first poster to
+ * see the flag takes it down and rings; posts until the ghost is up again
+ * see it down and make no system call. */
 static inline void doorbell(void)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&csp_u.ghost->parked, __ATOMIC_RELAXED)) {
+    uint32_t one = 1;
+    if (__atomic_load_n(&csp_u.ghost->parked, __ATOMIC_RELAXED) &&
+        __atomic_compare_exchange_n(&csp_u.ghost->parked, &one, 0, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_RELAXED)) {
         __atomic_add_fetch(&csp_u.ghost->doorbell, 1, __ATOMIC_SEQ_CST);
         futex_wake(&csp_u.ghost->doorbell);
     }
@@ -173,17 +178,9 @@ static void finish(struct csp_op *op)
         op->comm = NULL;
         csp_comm_unref(c);
     }
-    if (op->freed) {
-        /* The application freed the request: completing a generalized
-         * request makes MPI free it, which calls csp_greq_free and returns
-         * the record; a freed persistent request's record goes back here. */
+    if (op->freed) { /* nobody will complete its handle */
         csp_u.nfreed_pending--;
-        if (op->req != MPI_REQUEST_NULL) {
-            op->greq_done = 1;
-            PMPI_Grequest_complete(op->req);
-        } else {
-            csp_op_release(op);
-        }
+        csp_op_release(op);
     }
 }
 
@@ -292,6 +289,7 @@ static size_t ndeferred, capdeferred;
 
 void csp_defer_freed(struct csp_op *op)
 {
+    csp_u.pump_deferred = 1;
     if (ndeferred == capdeferred) {
         size_t cap = capdeferred ? capdeferred * 2 : 16;
         struct csp_op **d = realloc(deferred, cap * sizeof(*d));
@@ -312,17 +310,12 @@ static void poll_deferred(void)
         struct csp_op *op = deferred[i];
         if (op->poll(op)) {
             deferred[i] = deferred[--ndeferred];
-            if (op->req == MPI_REQUEST_NULL)
-                csp_op_release(op);
-            else { /* MPI still holds it: completing it frees it */
-                op->state = CSP_OPS_DONE;
-                op->greq_done = 1;
-                PMPI_Grequest_complete(op->req);
-            }
+            csp_op_release(op);
         } else {
             i++;
         }
     }
+    csp_u.pump_deferred = ndeferred != 0;
 }
 
 /* Segments the heap gave back (freed huge blocks): the ghost is told to
@@ -339,6 +332,7 @@ void csp_segment_removed(void *arg, uint32_t seg)
         return; /* external segments: their owner tells the ghost itself */
     if (nunmap < CSP_UNMAP_QUEUE)
         unmap_queue[nunmap++] = seg;
+    csp_u.pump_unmap = 1;
     /* else: the ghost remaps or drops it lazily when the entry changes */
 }
 
@@ -362,9 +356,10 @@ static void notify_unmaps(void)
         csp_u.nfreed_pending++;
         publish(op, idx);
     }
+    csp_u.pump_unmap = 0;
 }
 
-void csp_pump(void)
+void csp_pump_slow(void)
 {
     static uint32_t tick;
     if (csp_u.nheld)

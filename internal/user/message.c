@@ -80,7 +80,7 @@ static int matched_probe(uint8_t kind, int src, int tag, struct csp_comm *c, int
             m->bytes = op->st_bytes;
             *msg = (MPI_Message)(CSP_MSG_KIND | (uint32_t)i);
             *flag = 1;
-            csp_greq_fill_status(op, st);
+            csp_req_fill_status(op, st);
         }
     } else if (rc == MPI_SUCCESS) {
         csp_poke_progress();
@@ -153,7 +153,7 @@ int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Statu
         csp_submit(op);
         rc = csp_wait_op(op);
         if (rc == MPI_SUCCESS) {
-            csp_greq_fill_status(op, st);
+            csp_req_fill_status(op, st);
             rc = op->st_error;
         }
         csp_op_release(op);

@@ -169,17 +169,12 @@ int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st)
 {
     int rc = MPI_SUCCESS;
     if (p->op) {
-        csp_greq_fill_status(p->op, st);
+        csp_req_fill_status(p->op, st);
         rc = p->op->st_error;
         csp_op_release(p->op);
         p->op = NULL;
-    } else if (st != MPI_STATUS_IGNORE) {
-        /* an inactive request: the empty status */
-        PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
-        PMPI_Status_set_cancelled(st, 0);
-        st->MPI_SOURCE = MPI_ANY_SOURCE;
-        st->MPI_TAG = MPI_ANY_TAG;
-        st->MPI_ERROR = MPI_SUCCESS;
+    } else {
+        csp_empty_status(st); /* an inactive request */
     }
     if (p->freed) {
         preq_release(p);

@@ -238,17 +238,10 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
     return MPI_SUCCESS;
 }
 
-/* Hand a fresh op to the application as a generalized request. */
+/* Hand a fresh op to the application as a request, and submit it. */
 int csp_start_request(struct csp_op *op, MPI_Request *req)
 {
-    int rc = csp_greq_start(op, req);
-    if (rc != MPI_SUCCESS) {
-        if (op->bounce)
-            csp_heap_free(csp_u.heap, op->bounce);
-        csp_comm_unref(op->comm);
-        csp_op_release(op);
-        return rc;
-    }
+    csp_req_start(op, req);
     csp_submit(op);
     return MPI_SUCCESS;
 }
@@ -258,7 +251,7 @@ static int finish_blocking(struct csp_op *op, MPI_Status *st)
 {
     int rc = csp_wait_op(op);
     if (rc == MPI_SUCCESS) {
-        csp_greq_fill_status(op, st);
+        csp_req_fill_status(op, st);
         rc = op->st_error;
     }
     csp_op_release(op);
@@ -398,7 +391,7 @@ int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         if (rc == MPI_SUCCESS) {
             *flag = op->st_found;
             if (op->st_found)
-                csp_greq_fill_status(op, st);
+                csp_req_fill_status(op, st);
             else
                 csp_poke_progress();
             rc = op->st_error;
@@ -482,12 +475,10 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
             done->state = CSP_OPS_DONE;
             done->st_source = MPI_ANY_SOURCE;
             done->st_tag = MPI_ANY_TAG;
-            if ((rc = csp_greq_start(done, req)) == MPI_SUCCESS) {
-                done->greq_done = 1;
-                PMPI_Grequest_complete(*req);
-            } else {
-                csp_op_release(done);
-            }
+            done->st_error = MPI_SUCCESS;
+            done->st_bytes = 0;
+            done->st_cancelled = 0;
+            csp_req_start(done, req);
         }
     }
     CSP_UNLOCK();

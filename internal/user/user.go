@@ -6,7 +6,7 @@ package user
 
 /*
 #cgo pkg-config: mpich
-#cgo CFLAGS: -I${SRCDIR}/../channel -I${SRCDIR}/../heap -I${SRCDIR}/../../greq -I${SRCDIR}/../../postcell -I${SRCDIR}/../../spsc -O2 -Wall -Werror
+#cgo CFLAGS: -O2 -Wall -Werror
 #include <stdlib.h>
 #include "user.h"
 
@@ -89,6 +89,7 @@ var errorMessages = [C.CSP_E_MAX]struct {
 	C.CSP_E_TOO_BIG:     {mpi.ErrCount, "CasperII: a message of 2 GiB or more cannot be offloaded; split it, or set async_config=off on the communicator"},
 	C.CSP_E_GHOST_GONE:  {mpi.ErrOther, "CasperII: the ghost process serving this process has exited; the job cannot continue"},
 	C.CSP_E_ACTIVE:      {mpi.ErrRequest, "CasperII: MPI_Start on a persistent request that is still active; complete it (MPI_Wait or MPI_Test) before starting it again"},
+	C.CSP_E_BAD_REQUEST: {mpi.ErrRequest, "CasperII: not a live request (already completed or freed); use each request handle once, and only until it completes"},
 }
 
 var (

@@ -86,6 +86,7 @@ enum csp_errmsg {
     CSP_E_TOO_BIG,
     CSP_E_GHOST_GONE,
     CSP_E_ACTIVE,
+    CSP_E_BAD_REQUEST,
     CSP_E_MAX
 };
 
@@ -113,8 +114,12 @@ struct csp_user {
     uint32_t inflight[CSP_NCLASS];
     uint32_t cap[CSP_NCLASS];
     struct csp_op *held_head[CSP_NCLASS], *held_tail[CSP_NCLASS];
-    uint32_t nheld;
-    uint32_t nfreed_pending;  /* freed by the application, not yet finished */
+    /* Work for csp_pump, side by side so that the common case (none) costs
+     * one test on every call: */
+    uint32_t nheld;          /* posts held for lack of cells              */
+    uint32_t nfreed_pending; /* freed operations not finished yet         */
+    uint8_t pump_deferred;   /* freed deferred operations to poll         */
+    uint8_t pump_unmap;      /* segment unmap notices to send             */
 
     struct csp_heap *heap;
     struct csp_tags tags;
@@ -172,8 +177,8 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
 /* ---- matched probes (message.c) and persistent requests (persist.c) ---- */
 
 /* Handles we issue ourselves use handle kinds MPICH never issues (MPICH's
- * kind lives in the top two bits; 00 is "invalid" there). */
-#define CSP_HANDLE_KIND_MASK 0xfc000000u
+ * kind lives in the top two bits; 00 is "invalid" there). Operation
+ * handles: CSP_REQ_KIND (greq.h). */
 #define CSP_MSG_KIND 0x18000000u  /* our MPI_Message handles           */
 #define CSP_PREQ_KIND 0x14000000u /* our persistent MPI_Request handles */
 #define CSP_MSG_MAX 0x03ffffffu
@@ -242,8 +247,14 @@ int csp_cancel(MPI_Request *req);
 int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 
 /* ---- engine (engine.c) ---- */
-/* Recycle every finished cell and push held posts; cheap when idle. */
-void csp_pump(void);
+/* Recycle every finished cell and push held posts; one test when idle. */
+void csp_pump_slow(void);
+static inline void csp_pump(void)
+{
+    if (__builtin_expect((csp_u.nheld | csp_u.nfreed_pending | csp_u.pump_deferred |
+                          csp_u.pump_unmap) != 0, 0))
+        csp_pump_slow();
+}
 /* Heap hook: a segment left the heap; the ghost will be told to unmap it. */
 void csp_segment_removed(void *arg, uint32_t seg);
 /* Track a deferred operation whose request the application freed. */

@@ -3,7 +3,7 @@
 package ccell
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../.. -Wall -Werror
+#cgo CFLAGS: -Wall -Werror
 #include <stddef.h>
 #include "postcell.h"
 

@@ -2,7 +2,7 @@
 package cchan
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../.. -Wall -Werror
+#cgo CFLAGS: -Wall -Werror
 #include <stddef.h>
 #include "channel.h"
 #define F(s, name) { #s "." #name, offsetof(struct s, name) }

@@ -1,0 +1,1 @@
+../heap/heap.h

@@ -1,0 +1,1 @@
+../user/user.h
