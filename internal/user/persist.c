@@ -118,10 +118,20 @@ static int start(struct csp_preq *p)
     if (p->op)
         return csp_error(p->comm->comm, CSP_E_ACTIVE);
     struct csp_op *op;
+    if (p->buffered) {
+        /* Buffered mode completes locally: the send goes out detached and
+         * the request is complete at once, as MPI_Ibsend. */
+        int rc = csp_post_bsend(p->buf, p->count, p->dt, p->peer, p->tag, p->comm, &op);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        op->persistent = 1;
+        p->op = op;
+        return MPI_SUCCESS;
+    }
     int rc = p->kind == CSP_OP_RECV
                  ? csp_post_recv(CSP_OP_RECV, p->buf, p->count, p->dt, p->peer, p->tag, p->comm, &op)
                  : csp_post_send(p->buf, p->count, p->dt, p->peer, p->tag, p->comm,
-                                 p->buffered ? CSP_SEND_BUFFERED : p->kind == CSP_OP_SSEND, &op);
+                                 p->kind == CSP_OP_SSEND, &op);
     if (rc != MPI_SUCCESS)
         return rc;
     op->persistent = 1;

@@ -454,6 +454,30 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return rc;
 }
 
+/* csp_post_bsend posts a buffered send detached from any request and
+ * returns in *done a record that is complete already: buffered mode
+ * completes locally once the data is copied (MPI_Ibsend, and each
+ * MPI_Start of an MPI_Bsend_init request). */
+int csp_post_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   struct csp_comm *c, struct csp_op **done)
+{
+    int rc = bsend(buf, count, dt, dest, tag, c);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return csp_error(c->comm, CSP_E_NOMEM);
+    op->kind = CSP_OP_SEND;
+    op->state = CSP_OPS_DONE;
+    op->st_source = MPI_ANY_SOURCE;
+    op->st_tag = MPI_ANY_TAG;
+    op->st_error = MPI_SUCCESS;
+    op->st_bytes = 0;
+    op->st_cancelled = 0;
+    *done = op;
+    return MPI_SUCCESS;
+}
+
 int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
@@ -464,23 +488,10 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
         CSP_UNLOCK();
         return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     }
-    int rc = bsend(buf, count, dt, dest, tag, c);
-    if (rc == MPI_SUCCESS) {
-        /* The request is complete already: a done record behind it. */
-        struct csp_op *done = csp_op_alloc();
-        if (!done) {
-            rc = csp_error(c->comm, CSP_E_NOMEM);
-        } else {
-            done->kind = CSP_OP_SEND;
-            done->state = CSP_OPS_DONE;
-            done->st_source = MPI_ANY_SOURCE;
-            done->st_tag = MPI_ANY_TAG;
-            done->st_error = MPI_SUCCESS;
-            done->st_bytes = 0;
-            done->st_cancelled = 0;
-            csp_req_start(done, req);
-        }
-    }
+    struct csp_op *done;
+    int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);
+    if (rc == MPI_SUCCESS)
+        csp_req_start(done, req);
     CSP_UNLOCK();
     return rc;
 }

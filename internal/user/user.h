@@ -227,6 +227,8 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 /* Posting building blocks shared with message.c and persist.c (post.c).
  * csp_post_send's sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED. */
 #define CSP_SEND_BUFFERED 2
+int csp_post_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   struct csp_comm *c, struct csp_op **done);
 int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                   struct csp_comm *c, int sync, struct csp_op **opp);
 int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
