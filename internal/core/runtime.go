@@ -359,10 +359,12 @@ func (r *runtime) runGhost() {
 		r.logf("%v", err)
 		mpi.Abort(mpi.CommWorld, 1)
 	}
+	stop := startProfile(r.wrank)
 	if err := g.Run(); err != nil {
 		r.logf("ghost %d: %v", r.wrank, err)
 		code = 1
 	}
+	stop()
 	if r.cfg.Verbose >= 2 {
 		r.logf("ghost %d: %+v", r.wrank, g.Stats)
 	}
