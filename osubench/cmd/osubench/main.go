@@ -1,0 +1,237 @@
+// Command osubench runs the CasperII paper's experiments (section V) side
+// by side: the same C benchmark programs under plain MPICH (mpi), MPICH's
+// progress thread (thread) and CasperII through the preloaded library
+// (cspii-tag: wildcard_used=none, tag encoding; cspii-dup:
+// wildcard_used=any_tag_same_tag, communicator duplication), interleaved
+// over repetitions. It prints OSU-style tables (medians, spread, ratios
+// against plain MPICH) and the project's targets, and writes CSV, JSON and
+// PNG plots.
+//
+//	go run ./osubench/cmd/osubench run overlap --quick
+//	go run ./osubench/cmd/osubench run all --reps 5
+//	go run ./osubench/cmd/osubench run latency --sizes 0,8,1K,64K,1M --modes mpi,cspii-tag,go-tag
+//
+// Run `osubench help` for the options.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pkg/profile"
+
+	"github.com/casperii/casperii/osubench"
+)
+
+const usage = `usage: osubench run latency|overlap|rate|halo|all|<list> [options]
+       osubench report DIR    (tables, targets and plots again from DIR/results.json)
+
+Benchmarks (paper section V):
+  latency   nonblocking ping-pong: post time (Isend+Irecv) and wait time (Waitall), Fig. 3(a,b)
+  overlap   post, compute, wait; compute = plain MPI's latency per size; overlap %%, Fig. 4/5
+  rate      windowed message rate (osu_mbw_mr: window of 64, ack), Fig. 3(c)
+  halo      2D Cartesian 4-neighbour exchange, 300 us compute between post and wait, Fig. 6
+
+Modes: mpi (plain MPICH), thread (MPIR_CVAR_ASYNC_PROGRESS=1 + MPI_THREAD_MULTIPLE),
+  cspii-tag / cspii-dup (LD_PRELOAD libcasperii.so, wildcard_used=none / any_tag_same_tag),
+  go-tag / go-dup (the Go-API latency program; latency only).
+
+Options:
+`
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "help" || os.Args[1] == "-h" || os.Args[1] == "--help" {
+		fmt.Fprintf(os.Stderr, usage)
+		newFlags(&opts{}).PrintDefaults()
+		os.Exit(2)
+	}
+	if os.Args[1] == "report" && len(os.Args) == 3 {
+		if err := report(os.Args[2]); err != nil {
+			fmt.Fprintf(os.Stderr, "osubench: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if os.Args[1] != "run" {
+		fmt.Fprintf(os.Stderr, "osubench: unknown command %q\n\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err := run(os.Args[2:]); err != nil {
+		fmt.Fprintf(os.Stderr, "osubench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type opts struct {
+	sizes, modes, layout, compute, out, prof, lib, cache, overlapCompute string
+	reps, minIters, maxIters, window                                     int
+	budget, haloUs                                                       float64
+	timeout, quietWait                                                   time.Duration
+	quietCores                                                           float64
+	quick, check, setinfo, noPlots                                       bool
+	genv                                                                 multiFlag
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q is not KEY=VALUE", v)
+	}
+	*m = append(*m, v)
+	return nil
+}
+
+func newFlags(o *opts) *flag.FlagSet {
+	fs := flag.NewFlagSet("osubench run", flag.ContinueOnError)
+	fs.StringVar(&o.sizes, "sizes", "", "message sizes, e.g. 1,8,1K,64K,1M or a power-of-two range 0-4M (default: per benchmark)")
+	fs.StringVar(&o.modes, "modes", strings.Join(osubench.DefaultModes, ","), "modes to compare")
+	fs.StringVar(&o.layout, "layout", "", "nodes=N,users=U,ghosts=G (default nodes=2,users=1,ghosts=1; halo nodes=2,users=2,ghosts=1)")
+	fs.StringVar(&o.compute, "compute", "sleep", "compute emulation: sleep (nanosleep, leaves the core) or busy (spin)")
+	fs.IntVar(&o.reps, "reps", 0, "repetitions per mode, interleaved (default 5; 3 with --quick)")
+	fs.StringVar(&o.out, "out", "", "output directory (default osubench-out/<time>)")
+	fs.StringVar(&o.prof, "profile", "", "profile the Go driver: cpu or mem (github.com/pkg/profile, written to --out)")
+	fs.BoolVar(&o.quick, "quick", false, "a short run: few sizes, 3 repetitions, 100 ms budget")
+	fs.Float64Var(&o.budget, "budget", 0, "time budget per size and phase in ms; iterations adapt to it (default 200; 100 with --quick)")
+	fs.IntVar(&o.minIters, "min-iters", 10, "minimum iterations per size and phase")
+	fs.IntVar(&o.maxIters, "max-iters", 100000, "maximum iterations per size and phase")
+	fs.DurationVar(&o.timeout, "timeout", 0, "timeout per mpiexec job (default: from the sizes and budget)")
+	fs.StringVar(&o.lib, "lib", "auto", "CasperII library: auto (lib/libcasperii.so, else make build, else go build into the cache), build (go build from the current sources), or a path")
+	fs.StringVar(&o.cache, "cache", "", "build cache directory (default "+osubench.CacheDir()+")")
+	fs.StringVar(&o.overlapCompute, "overlap-compute", "mpi", "overlap compute per size: mpi (plain MPI's latency, same for all modes) or self (each mode's own latency)")
+	fs.Float64Var(&o.haloUs, "halo-compute", 300, "halo compute between post and wait, us")
+	fs.IntVar(&o.window, "window", 64, "message rate window")
+	fs.BoolVar(&o.check, "check", false, "verify the received data once per size")
+	fs.BoolVar(&o.setinfo, "setinfo", false, "halo: also MPI_Comm_set_info the hint on the Cartesian communicator")
+	fs.BoolVar(&o.noPlots, "no-plots", false, "do not draw PNG plots")
+	fs.DurationVar(&o.quietWait, "quiet-wait", 0, "before each job, wait up to this long for the rest of the host to use less than --quiet-cores (a shared, noisy machine)")
+	fs.Float64Var(&o.quietCores, "quiet-cores", 0.3, "see --quiet-wait: cores other processes may use")
+	fs.Var(&o.genv, "genv", "KEY=VALUE passed to every job with -genv (repeatable), e.g. CSP_VERBOSE=1")
+	return fs
+}
+
+// report prints the tables and targets of a finished run again and redraws
+// its plots.
+func report(dir string) error {
+	rep, err := osubench.LoadReport(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return err
+	}
+	r := &osubench.Runner{Env: rep.Env, Results: rep.Benches}
+	r.Cfg.Compute, r.Cfg.Reps, r.Cfg.BudgetMs = rep.Config.Compute, rep.Config.Reps, rep.Config.BudgetMs
+	r.Cfg.MinIters, r.Cfg.MaxIters, r.Cfg.Modes, r.Cfg.Argv = rep.Config.MinIters, rep.Config.MaxIters, rep.Config.Modes, rep.Env.Argv
+	osubench.WriteHeader(os.Stdout, r)
+	for _, br := range rep.Benches {
+		osubench.WriteBench(os.Stdout, br)
+	}
+	osubench.WriteTargets(os.Stdout, osubench.EvaluateTargets(rep.Benches, rep.Config.Compute))
+	for _, br := range rep.Benches {
+		p := filepath.Join(dir, string(br.Bench)+".png")
+		if err := osubench.PlotBench(br, p); err != nil {
+			return err
+		}
+		fmt.Printf("# wrote %s\n", p)
+	}
+	return nil
+}
+
+func run(args []string) error {
+	var o opts
+	fs := newFlags(&o)
+	fs.Usage = func() { fmt.Fprintf(os.Stderr, usage); fs.PrintDefaults() }
+	// The benchmark may come before or after the options.
+	var benchArg string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		benchArg, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if benchArg == "" && fs.NArg() > 0 {
+		benchArg = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return err
+		}
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if benchArg == "" {
+		return fmt.Errorf("which benchmark? latency, overlap, rate, halo or all")
+	}
+	cfg := osubench.Config{Quick: o.quick, Reps: o.reps, BudgetMs: o.budget, MinIters: o.minIters, MaxIters: o.maxIters,
+		Timeout: o.timeout, Lib: o.lib, Cache: o.cache, OverlapCompute: o.overlapCompute, HaloComputeUs: o.haloUs,
+		Window: o.window, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
+	var err error
+	if cfg.Benches, err = osubench.ParseBenches(benchArg); err != nil {
+		return err
+	}
+	if cfg.Modes, err = osubench.ParseModes(o.modes); err != nil {
+		return err
+	}
+	if o.sizes != "" {
+		if cfg.Sizes, err = osubench.ParseSizes(o.sizes); err != nil {
+			return err
+		}
+	}
+	if o.layout != "" {
+		l, err := osubench.ParseLayout(o.layout, osubench.DefaultLayout)
+		if err != nil {
+			return err
+		}
+		cfg.Layout = &l
+	}
+	if cfg.Compute, err = osubench.ParseCompute(o.compute); err != nil {
+		return err
+	}
+	if o.overlapCompute != "mpi" && o.overlapCompute != "self" {
+		return fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("osubench-out", time.Now().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	switch o.prof {
+	case "":
+	case "cpu":
+		defer profile.Start(profile.CPUProfile, profile.ProfilePath(out), profile.NoShutdownHook, profile.Quiet).Stop()
+	case "mem":
+		defer profile.Start(profile.MemProfile, profile.ProfilePath(out), profile.NoShutdownHook, profile.Quiet).Stop()
+	default:
+		return fmt.Errorf("--profile %q: want cpu or mem", o.prof)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &osubench.Runner{Cfg: cfg}
+	if err := r.Prepare(); err != nil {
+		return err
+	}
+	osubench.WriteHeader(os.Stdout, r)
+	runErr := r.Run(ctx, func(br *osubench.BenchResult) { osubench.WriteBench(os.Stdout, br) })
+	targets := osubench.EvaluateTargets(r.Results, r.Cfg.Compute)
+	osubench.WriteTargets(os.Stdout, targets)
+	paths, err := osubench.WriteFiles(out, r, targets, !o.noPlots)
+	fmt.Printf("\n# elapsed %s; load average %s at start, %s at end\n", r.Env.Elapsed, r.Env.LoadStart, r.Env.LoadEnd)
+	if o.prof != "" {
+		fmt.Printf("# profile (%s) written to %s\n", o.prof, out)
+	}
+	for _, p := range paths {
+		fmt.Printf("# wrote %s\n", p)
+	}
+	return errors.Join(runErr, err)
+}

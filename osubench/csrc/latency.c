@@ -1,0 +1,58 @@
+/*
+ * latency.c: nonblocking ping-pong (paper Fig. 3(a,b,d,e)). Per size, rank 0
+ * prints, averaged over the users, the mean post time (MPI_Isend +
+ * MPI_Irecv) and wait time (MPI_Waitall) per iteration in microseconds,
+ * their medians over the iterations (*_p50_us), the users' CPU time over
+ * the wall time of the timed loop (cpu_pct) and their voluntary and
+ * involuntary context switches per iteration (vcsw, ivcsw).
+ */
+#include "xchg.h"
+
+int main(int argc, char **argv)
+{
+    osub_init(&argc, &argv, "latency");
+    int peer = osub_peer();
+    long maxsz = osub_max_size();
+    unsigned char *sbuf = osub_alloc(maxsz), *rbuf = osub_alloc(maxsz);
+    osub_xsamples smp;
+    osub_xsamples_init(&smp, O.max_iters);
+    for (int s = 0; s < O.nsizes; s++) {
+        long size = O.sizes[s];
+        if (O.check)
+            osub_xcheck(sbuf, rbuf, size, peer);
+        long iters = osub_xwarm(sbuf, rbuf, size, peer, 0);
+        osub_xtimes t = {0};
+        smp.n = 0;
+        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        osub_mark m;
+        osub_mark_now(&m);
+        long chunk = osub_chunk(iters), done = 0;
+        double start = osub_now();
+        while (done < iters) {
+            long n = iters - done < chunk ? iters - done : chunk;
+            osub_xchg(sbuf, rbuf, size, peer, n, 0, &t, &smp);
+            done += n;
+            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
+                break;
+        }
+        iters = done;
+        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        double post = osub_avg(t.post / iters) * 1e6, wait = osub_avg(t.wait / iters) * 1e6;
+        double lat = osub_avg(t.total / iters) * 1e6, latmax = osub_maxv(t.total / iters) * 1e6;
+        double ppost = osub_avg(osub_median(smp.post, smp.n)) * 1e6;
+        double pwait = osub_avg(osub_median(smp.wait, smp.n)) * 1e6;
+        double plat = osub_avg(osub_median(smp.total, smp.n)) * 1e6;
+        if (osub_rank == 0) {
+            printf("osub bench=latency size=%ld iters=%ld post_us=%.4f wait_us=%.4f lat_us=%.4f "
+                   "lat_max_us=%.4f post_p50_us=%.4f wait_p50_us=%.4f lat_p50_us=%.4f "
+                   "cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+                   size, iters, post, wait, lat, latmax, ppost, pwait, plat, use.cpu_frac * 100,
+                   use.vcsw, use.ivcsw);
+            fflush(stdout);
+        }
+    }
+    osub_free(sbuf);
+    osub_free(rbuf);
+    osub_finalize();
+    return 0;
+}

@@ -1,0 +1,102 @@
+/*
+ * rate.c: windowed message rate (osu_mbw_mr, paper Fig. 3(c,f)). The first
+ * half of the users send to the second half (user i to user i + n/2): per
+ * iteration a sender posts a window of MPI_Isend and calls MPI_Waitall, then
+ * receives a 4-byte ack; its receiver posts the window of MPI_Irecv, calls
+ * MPI_Waitall and sends the ack. Rank 0 prints the aggregate rate (messages
+ * per second, summed over the pairs), the bandwidth, and the senders' mean
+ * post time per message and wait time per window.
+ */
+#include "common.h"
+
+static unsigned char *ack; /* the 4-byte ack, registered like the data */
+
+static void rate_loop(unsigned char *buf, long size, long iters, int sender, int peer,
+                      MPI_Request *req, double *post, double *wait)
+{
+    for (long it = 0; it < iters; it++) {
+        double t0 = osub_now();
+        if (sender) {
+            for (int j = 0; j < O.window; j++)
+                OSUB_CHECK(MPI_Isend(buf, (int)size, MPI_BYTE, peer, 100, osub_comm, &req[j]));
+        } else {
+            for (int j = 0; j < O.window; j++)
+                OSUB_CHECK(MPI_Irecv(buf, (int)size, MPI_BYTE, peer, 100, osub_comm, &req[j]));
+        }
+        double t1 = osub_now();
+        OSUB_CHECK(MPI_Waitall(O.window, req, MPI_STATUSES_IGNORE));
+        double t2 = osub_now();
+        if (sender)
+            OSUB_CHECK(MPI_Recv(ack, 4, MPI_BYTE, peer, 101, osub_comm, MPI_STATUS_IGNORE));
+        else
+            OSUB_CHECK(MPI_Send(ack, 4, MPI_BYTE, peer, 101, osub_comm));
+        *post += t1 - t0;
+        *wait += t2 - t1;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    osub_init(&argc, &argv, "rate");
+    if (osub_nusers % 2 != 0)
+        osub_die("the message rate test needs an even number of users");
+    int half = osub_nusers / 2, sender = osub_rank < half;
+    int peer = sender ? osub_rank + half : osub_rank - half;
+    long maxsz = osub_max_size();
+    unsigned char *buf = osub_alloc(maxsz);
+    ack = osub_alloc(4);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * O.window);
+    for (int s = 0; s < O.nsizes; s++) {
+        long size = O.sizes[s];
+        double post = 0, wait = 0;
+        if (O.check) {
+            if (sender)
+                osub_fill(buf, size, osub_rank + 1);
+            else
+                memset(buf, 0, size > 0 ? size : 1);
+            rate_loop(buf, size, 1, sender, peer, req, &post, &wait);
+            if (!sender && !osub_verify(buf, size, peer + 1))
+                osub_die("rate: data check failed");
+        }
+        long warm = osub_warm(size) / 5 + 2;
+        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        rate_loop(buf, size, warm, sender, peer, req, &post, &wait);
+        double w0 = osub_now();
+        rate_loop(buf, size, warm, sender, peer, req, &post, &wait);
+        long iters = osub_iters(osub_now() - w0, warm);
+        post = wait = 0;
+        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        osub_mark m;
+        osub_mark_now(&m);
+        long chunk = osub_chunk(iters), done = 0;
+        double t = 0, start = osub_now();
+        while (done < iters) {
+            long n = iters - done < chunk ? iters - done : chunk;
+            double t0 = osub_now();
+            rate_loop(buf, size, n, sender, peer, req, &post, &wait);
+            t += osub_now() - t0;
+            done += n;
+            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
+                break;
+        }
+        iters = done;
+        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        double mine = sender ? (double)iters * O.window / t : 0, rate = 0;
+        OSUB_CHECK(MPI_Allreduce(&mine, &rate, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        double sp = sender ? post / ((double)iters * O.window) : 0;
+        double sw = sender ? wait / (double)iters : 0;
+        double spost = osub_avg(sp) * osub_nusers / half, swait = osub_avg(sw) * osub_nusers / half;
+        if (osub_rank == 0) {
+            printf("osub bench=rate size=%ld iters=%ld window=%d pairs=%d msg_rate=%.1f mb_s=%.3f "
+                   "post_us=%.4f wait_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+                   size, iters, O.window, half, rate, rate * size / 1e6, spost * 1e6, swait * 1e6,
+                   use.cpu_frac * 100, use.vcsw, use.ivcsw);
+            fflush(stdout);
+        }
+    }
+    free(req);
+    osub_free(buf);
+    osub_free(ack);
+    osub_finalize();
+    return 0;
+}

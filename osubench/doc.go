@@ -1,0 +1,55 @@
+// Package osubench reproduces the CasperII paper's experiments (section V)
+// side by side on one machine: plain MPICH (mode mpi), MPICH's progress
+// thread (thread), and CasperII through the preloaded interposer, with tag
+// encoding (cspii-tag, wildcard_used=none) and communicator duplication
+// (cspii-dup, wildcard_used=any_tag_same_tag).
+//
+// The benchmarks are small C MPI programs (csrc/, embedded, compiled with
+// mpicc into a cache directory), so the CasperII modes exercise the real
+// LD_PRELOAD path an application uses:
+//
+//	latency  nonblocking ping-pong: Isend + Irecv (post time), Waitall (wait time); Fig. 3(a,b)
+//	overlap  post, compute, wait, compute = plain MPI's latency per size; overlap %; Fig. 4/5
+//	rate     osu_mbw_mr: a window of 64 Isend then Waitall, Irecv window, 4-byte ack; Fig. 3(c)
+//	halo     periodic 2D Cartesian grid, 4 neighbours, 300 us compute between post and wait; Fig. 6
+//
+// Every program allocates its buffers with MPI_Alloc_mem(shmbuf_regist=true)
+// and communicates on MPI_Comm_dup_with_info(MPI_COMM_WORLD, hints) (the
+// halo's Cartesian communicator is created from it and inherits the hint).
+// goapi/latency is the latency test written against the Go API (modes
+// go-tag, go-dup).
+//
+// A Runner interleaves the modes over repetitions (rep 1: mpi, thread,
+// cspii-tag, cspii-dup; rep 2: ...), runs each job under mpiexec with stdin
+// closed and a timeout, kills what a job leaves behind and removes its
+// orphaned /dev/shm entries, and summarizes every metric by the median and
+// spread over repetitions. Tables go to stdout, CSV, JSON and PNG plots to
+// the output directory. The command is osubench/cmd/osubench.
+//
+// Measurement details:
+//
+//   - Each program adapts its iteration count per size to a time budget
+//     (-b, ms): a warm-up runs twice, the second pass is timed, and all users
+//     agree (Allreduce max) on budget / time per iteration, clamped to
+//     [min, max] iterations. Per-size values are means over the iterations
+//     and over the users.
+//   - Compute is emulated by nanosleep (sleep: leaves the core, with the
+//     timer slack set to 1 ns) or by spinning on the clock (busy). On a
+//     machine with fewer cores than processes only sleep lets the ghosts (or
+//     the progress thread) run while the user computes.
+//   - overlap measures, per size and in one job, T_comm (the ping-pong
+//     alone), T_comp (the compute alone, as measured, not as asked) and
+//     T_total (post, compute, wait), and reports
+//     overlap = 100 (T_comm + T_comp - T_total) / min(T_comm, T_comp).
+//     The compute asked for is plain MPI's latency (--overlap-compute mpi,
+//     the default), the same for every mode of a repetition: in rep 1 what
+//     the mpi job calibrated and computed, from rep 2 on the median over
+//     the earlier reps of the mpi jobs' median ping-pong time (passed with
+//     -x to every mode, mpi included); with --overlap-compute self each
+//     job uses its own.
+//   - CPU use: the programs report the users' CPU time over the wall time of
+//     the timed loop (getrusage, all threads); the driver samples every
+//     process of a job from /proc (users and ghosts apart) and the host's
+//     busy time from /proc/stat, so the report shows how much of the machine
+//     other processes took meanwhile.
+package osubench

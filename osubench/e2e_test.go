@@ -1,0 +1,90 @@
+package osubench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// e2eRunner prepares a short latency run of the given modes on 2 sizes
+// under the real mpiexec (no timing is asserted: only that every job ran,
+// reported every size, and left nothing behind).
+func e2eRunner(t *testing.T, lib string, modes ...string) *Runner {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: runs mpiexec")
+	}
+	for _, tool := range []string{"mpiexec", "mpicc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("end-to-end: %s not found", tool)
+		}
+	}
+	ms, err := ParseModes(strings.Join(modes, ","))
+	require.NoError(t, err)
+	return &Runner{Cfg: Config{
+		Benches: []Bench{Latency}, Modes: ms, Sizes: []int64{8, 1024}, Reps: 1,
+		BudgetMs: 10, MinIters: 5, MaxIters: 2000, Check: true, Lib: lib,
+		Cache: filepath.Join(t.TempDir(), "cache"), Argv: []string{"osubench", "test"},
+	}}
+}
+
+func checkRun(t *testing.T, r *Runner, modes ...string) {
+	t.Helper()
+	require.NoError(t, r.Run(context.Background(), nil))
+	require.Len(t, r.Results, 1)
+	br := r.Results[0]
+	assert.Equal(t, modes, br.Modes)
+	assert.Empty(t, br.Skipped)
+	assert.Empty(t, br.Notes, "no leftover processes or /dev/shm entries")
+	require.Len(t, br.Jobs, len(modes))
+	for _, j := range br.Jobs {
+		t.Logf("%s: %s (%v)", j.Mode, j.Job.Cmd, j.Job.Wall)
+		require.Empty(t, j.Error, "%s failed; stderr:\n%s", j.Mode, j.Job.Stderr)
+		require.Len(t, j.Points, 2)
+		for _, p := range j.Points {
+			assert.Greater(t, p.Values["iters"], 0.0)
+			assert.Greater(t, p.Values["lat_us"], 0.0)
+			assert.InDelta(t, p.Values["lat_us"], p.Values["post_us"]+p.Values["wait_us"], 0.01*p.Values["lat_us"]+0.01)
+		}
+		if m, _ := LookupMode(j.Mode); m.Ghosts() {
+			require.Len(t, j.Stats, 2, "one casperii-stats line per user")
+			s := SumStats(j.Stats)
+			assert.Positive(t, s["isend_offloaded"], "offloaded")
+			assert.Zero(t, s["bounce"], "registered buffers need no bounce copy")
+		}
+	}
+	var out bytes.Buffer
+	WriteHeader(&out, r)
+	WriteBench(&out, br)
+	t.Logf("\n%s", out.String())
+}
+
+// TestEndToEndMPI runs the latency benchmark in the mpi mode on 2 sizes.
+func TestEndToEndMPI(t *testing.T) {
+	r := e2eRunner(t, "auto", "mpi")
+	require.NoError(t, r.Prepare())
+	checkRun(t, r, "mpi")
+}
+
+// TestEndToEndCasperII runs the latency benchmark in the preload modes
+// (and the Go-API program) on 2 sizes, with lib/libcasperii.so as built by
+// `make build`; skipped if the library is missing.
+func TestEndToEndCasperII(t *testing.T) {
+	wd, _ := os.Getwd()
+	root := RepoRoot(wd)
+	lib := filepath.Join(root, "lib", "libcasperii.so")
+	if _, err := os.Stat(lib); err != nil {
+		t.Skipf("CasperII modes skipped: %s does not exist (build it with `make build` or "+
+			"`go build -buildmode=c-shared -o lib/libcasperii.so ./cmd/libcasperii`)", lib)
+	}
+	r := e2eRunner(t, lib, "cspii-tag", "cspii-dup", "go-tag")
+	require.NoError(t, r.Prepare())
+	checkRun(t, r, "cspii-tag", "cspii-dup", "go-tag")
+}

@@ -1,0 +1,226 @@
+package osubench
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// SummaryRow is one (benchmark, size, mode, metric) summary.
+type SummaryRow struct {
+	Bench      Bench    `json:"bench"`
+	Layout     string   `json:"layout"`
+	Size       int64    `json:"size"`
+	Mode       string   `json:"mode"`
+	Metric     string   `json:"metric"`
+	Unit       string   `json:"unit"`
+	N          int      `json:"n"`
+	Median     *float64 `json:"median"`
+	Min        *float64 `json:"min"`
+	Max        *float64 `json:"max"`
+	Q1         *float64 `json:"q1"`
+	Q3         *float64 `json:"q3"`
+	RatioVsMPI *float64 `json:"ratio_vs_mpi,omitempty"` // median / mpi's median
+}
+
+func fptr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// SummaryRows summarizes every metric of the results.
+func SummaryRows(results []*BenchResult) []SummaryRow {
+	var out []SummaryRow
+	for _, br := range results {
+		for _, s := range br.Sizes {
+			for _, m := range append(append([]Metric(nil), Metrics[br.Bench]...), diagKeys...) {
+				base := br.Summary("mpi", m.Key, s)
+				for _, mode := range br.Modes {
+					sp := br.Summary(mode, m.Key, s)
+					row := SummaryRow{Bench: br.Bench, Layout: br.Layout.String(), Size: s, Mode: mode, Metric: m.Key, Unit: m.Unit,
+						N: sp.N, Median: fptr(sp.Median), Min: fptr(sp.Min), Max: fptr(sp.Max), Q1: fptr(sp.Q1), Q3: fptr(sp.Q3)}
+					if !m.NoRatio && contains(br.Modes, "mpi") {
+						row.RatioVsMPI = fptr(Ratio(sp.Median, base.Median))
+					}
+					out = append(out, row)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func csvFloat(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*p, 'g', 8, 64)
+}
+
+// WriteSummaryCSV writes the summary rows as CSV.
+func WriteSummaryCSV(w io.Writer, rows []SummaryRow) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"bench", "layout", "size", "mode", "metric", "unit", "n", "median", "min", "max", "q1", "q3", "ratio_vs_mpi"})
+	for _, r := range rows {
+		_ = cw.Write([]string{string(r.Bench), r.Layout, strconv.FormatInt(r.Size, 10), r.Mode, r.Metric, r.Unit, strconv.Itoa(r.N),
+			csvFloat(r.Median), csvFloat(r.Min), csvFloat(r.Max), csvFloat(r.Q1), csvFloat(r.Q3), csvFloat(r.RatioVsMPI)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteRawCSV writes every measured value: one row per job, size and metric.
+func WriteRawCSV(w io.Writer, results []*BenchResult) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"bench", "layout", "mode", "rep", "size", "metric", "value"})
+	for _, br := range results {
+		for _, j := range br.Jobs {
+			if j.Error != "" {
+				continue
+			}
+			for _, p := range j.Points {
+				keys := make([]string, 0, len(p.Values))
+				for k := range p.Values {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					v := p.Values[k]
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						continue
+					}
+					_ = cw.Write([]string{string(br.Bench), br.Layout.String(), j.Mode, strconv.Itoa(j.Rep), strconv.FormatInt(p.Size, 10), k,
+						strconv.FormatFloat(v, 'g', 10, 64)})
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Report is the JSON document of a run.
+type Report struct {
+	Env     *EnvInfo       `json:"env"`
+	Config  ConfigJSON     `json:"config"`
+	Benches []*BenchResult `json:"benches"`
+	Summary []SummaryRow   `json:"summary"`
+	Targets []Target       `json:"targets"`
+}
+
+// ConfigJSON is the configuration as recorded in the report.
+type ConfigJSON struct {
+	Benches        []Bench `json:"benches"`
+	Modes          []Mode  `json:"modes"`
+	Sizes          []int64 `json:"sizes,omitempty"`
+	Layout         *Layout `json:"layout,omitempty"`
+	Compute        Compute `json:"compute"`
+	Reps           int     `json:"reps"`
+	BudgetMs       float64 `json:"budget_ms"`
+	MinIters       int     `json:"min_iters"`
+	MaxIters       int     `json:"max_iters"`
+	OverlapCompute string  `json:"overlap_compute"`
+	HaloComputeUs  float64 `json:"halo_compute_us"`
+	Window         int     `json:"window"`
+	Quick          bool    `json:"quick"`
+}
+
+func configJSON(c *Config) ConfigJSON {
+	return ConfigJSON{Benches: c.Benches, Modes: c.Modes, Sizes: c.Sizes, Layout: c.Layout, Compute: c.Compute, Reps: c.Reps,
+		BudgetMs: c.BudgetMs, MinIters: c.MinIters, MaxIters: c.MaxIters, OverlapCompute: c.OverlapCompute,
+		HaloComputeUs: c.HaloComputeUs, Window: c.Window, Quick: c.Quick}
+}
+
+// sanitize drops non-finite values, which JSON cannot carry.
+func sanitize(results []*BenchResult) {
+	for _, br := range results {
+		for _, j := range br.Jobs {
+			for _, p := range j.Points {
+				for k, v := range p.Values {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						delete(p.Values, k)
+					}
+				}
+			}
+		}
+	}
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, rep *Report) error {
+	sanitize(rep.Benches)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
+
+// LoadReport reads a results.json written by WriteFiles.
+func LoadReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if rep.Env == nil {
+		rep.Env = &EnvInfo{}
+	}
+	return &rep, nil
+}
+
+// WriteFiles writes results.json, summary.csv, raw.csv and one PNG plot per
+// benchmark (if plots) into dir, and returns the paths written.
+func WriteFiles(dir string, r *Runner, targets []Target, plots bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	write := func(name string, f func(io.Writer) error) error {
+		p := filepath.Join(dir, name)
+		fh, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if err := f(fh); err != nil {
+			fh.Close()
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if err := fh.Close(); err != nil {
+			return err
+		}
+		paths = append(paths, p)
+		return nil
+	}
+	rows := SummaryRows(r.Results)
+	if err := write("summary.csv", func(w io.Writer) error { return WriteSummaryCSV(w, rows) }); err != nil {
+		return paths, err
+	}
+	if err := write("raw.csv", func(w io.Writer) error { return WriteRawCSV(w, r.Results) }); err != nil {
+		return paths, err
+	}
+	rep := &Report{Env: r.Env, Config: configJSON(&r.Cfg), Benches: r.Results, Summary: rows, Targets: targets}
+	if err := write("results.json", func(w io.Writer) error { return WriteJSON(w, rep) }); err != nil {
+		return paths, err
+	}
+	for _, br := range r.Results {
+		if len(br.Modes) == 0 || !plots {
+			continue
+		}
+		p := filepath.Join(dir, string(br.Bench)+".png")
+		if err := PlotBench(br, p); err != nil {
+			return paths, fmt.Errorf("plot %s: %w", p, err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}

@@ -1,0 +1,620 @@
+package osubench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is one invocation of the benchmarks.
+type Config struct {
+	Benches  []Bench
+	Modes    []Mode
+	Sizes    []int64 // nil: each benchmark's default (or quick) sizes
+	Layout   *Layout // nil: DefaultLayout, DefaultHaloLayout for halo
+	Compute  Compute
+	Reps     int
+	BudgetMs float64 // per size and phase
+	MinIters int
+	MaxIters int
+	Timeout  time.Duration // per job; 0: from the sizes and the budget
+	// OverlapCompute is where the overlap benchmark's compute time comes
+	// from: "mpi" (plain MPI's latency, measured in the same repetition,
+	// for every mode; the default) or "self" (each job's own latency).
+	OverlapCompute string
+	HaloComputeUs  float64
+	Window         int
+	Check          bool // verify received data once per size
+	SetInfo        bool // halo: MPI_Comm_set_info on the Cartesian communicator too
+	Quick          bool
+	Genv           []string // extra KEY=VALUE for every job (-genv), e.g. CSP_VERBOSE=1
+	// QuietWait, if positive, holds each job (at most this long) until the
+	// rest of the host has used less than QuietCores cores over a second.
+	QuietWait  time.Duration
+	QuietCores float64
+	Lib        string // "auto", "build" or a path
+	Cache      string
+	MPIExec    string
+	Progress   io.Writer // nil: none
+	Argv       []string  // the command line, for the report
+}
+
+// Defaults fills the zero fields of c.
+func (c *Config) Defaults() {
+	if len(c.Benches) == 0 {
+		c.Benches = append([]Bench(nil), AllBenches...)
+	}
+	if len(c.Modes) == 0 {
+		c.Modes, _ = ParseModes(strings.Join(DefaultModes, ","))
+	}
+	if c.Compute == "" {
+		c.Compute = Sleep
+	}
+	if c.Reps <= 0 {
+		c.Reps = 5
+		if c.Quick {
+			c.Reps = 3
+		}
+	}
+	if c.BudgetMs <= 0 {
+		c.BudgetMs = 200
+		if c.Quick {
+			c.BudgetMs = 100
+		}
+	}
+	if c.MinIters <= 0 {
+		c.MinIters = 10
+	}
+	if c.MaxIters <= 0 {
+		c.MaxIters = 100000
+	}
+	if c.OverlapCompute == "" {
+		c.OverlapCompute = "mpi"
+	}
+	if c.HaloComputeUs <= 0 {
+		c.HaloComputeUs = 300
+	}
+	if c.Window <= 0 {
+		c.Window = 64
+	}
+	if c.Lib == "" {
+		c.Lib = "auto"
+	}
+	if c.Cache == "" {
+		c.Cache = CacheDir()
+	}
+	if c.MPIExec == "" {
+		c.MPIExec = "mpiexec"
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+}
+
+// LayoutFor returns the layout of benchmark b.
+func (c *Config) LayoutFor(b Bench) Layout {
+	if c.Layout != nil {
+		return *c.Layout
+	}
+	if b == Halo {
+		return DefaultHaloLayout
+	}
+	return DefaultLayout
+}
+
+// SizesFor returns the message sizes of benchmark b.
+func (c *Config) SizesFor(b Bench) []int64 {
+	switch {
+	case c.Sizes != nil:
+		return c.Sizes
+	case c.Quick:
+		return QuickSizes(b)
+	}
+	return DefaultSizes(b)
+}
+
+// JobRecord is one job of a benchmark run.
+type JobRecord struct {
+	Bench  Bench      `json:"bench"`
+	Mode   string     `json:"mode"`
+	Rep    int        `json:"rep"`
+	Job    *JobResult `json:"job"`
+	Error  string     `json:"error,omitempty"`
+	Info   []Fields   `json:"info,omitempty"`
+	Stats  []CSPStats `json:"csp_stats,omitempty"`
+	Points []Point    `json:"points"`
+}
+
+// BenchResult holds every job of one benchmark.
+type BenchResult struct {
+	Bench   Bench             `json:"bench"`
+	Layout  Layout            `json:"layout"`
+	Sizes   []int64           `json:"sizes"`
+	Modes   []string          `json:"modes"`
+	Skipped map[string]string `json:"skipped,omitempty"` // mode: why
+	Jobs    []*JobRecord      `json:"jobs"`
+	Notes   []string          `json:"notes,omitempty"`
+}
+
+// Values returns metric's value at size for mode, one per successful job.
+func (br *BenchResult) Values(mode, metric string, size int64) []float64 {
+	var out []float64
+	for _, j := range br.Jobs {
+		if j.Mode != mode || j.Error != "" {
+			continue
+		}
+		for _, p := range j.Points {
+			if p.Size == size {
+				if v, ok := p.Values[metric]; ok {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Summary returns the median and spread of metric at size for mode.
+func (br *BenchResult) Summary(mode, metric string, size int64) Spread {
+	return Summarize(br.Values(mode, metric, size))
+}
+
+// Commands returns the first command run for each mode (the exact mpiexec
+// line of repetition 1).
+func (br *BenchResult) Commands() map[string]string {
+	m := map[string]string{}
+	for _, j := range br.Jobs {
+		if _, ok := m[j.Mode]; !ok && j.Job != nil {
+			m[j.Mode] = j.Job.Cmd
+		}
+	}
+	return m
+}
+
+// Runner runs a Config.
+type Runner struct {
+	Cfg     Config
+	Env     *EnvInfo
+	Progs   *Programs
+	Lib     *Lib
+	Results []*BenchResult
+	started time.Time
+	jobsRun int
+	jobsAll int
+}
+
+// Prepare builds the programs and finds the library. CasperII modes whose
+// library (or Go program) is missing are skipped later with the reason.
+func (r *Runner) Prepare() error {
+	c := &r.Cfg
+	c.Defaults()
+	if _, err := exec.LookPath(c.MPIExec); err != nil {
+		return fmt.Errorf("mpiexec not found: %w", err)
+	}
+	if err := os.MkdirAll(c.Cache, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Progress, "osubench: building the C programs into %s\n", c.Cache)
+	p, err := BuildC(c.Cache)
+	if err != nil {
+		return err
+	}
+	r.Progs = p
+	wd, _ := os.Getwd()
+	root := RepoRoot(wd)
+	needLib, needGo := false, false
+	for _, m := range c.Modes {
+		needLib = needLib || m.Preload
+		needGo = needGo || m.GoAPI
+	}
+	if needLib {
+		fmt.Fprintf(c.Progress, "osubench: finding the CasperII library (--lib %s)\n", c.Lib)
+		r.Lib = FindLib(c.Lib, root, c.Cache)
+		if r.Lib.Err != nil {
+			fmt.Fprintf(c.Progress, "osubench: no CasperII library, the preload modes are skipped: %v\n", r.Lib.Err)
+		} else if r.Lib.Stale != "" {
+			fmt.Fprintf(c.Progress, "osubench: warning: %s; use --lib build to measure the current sources\n", r.Lib.Stale)
+		}
+	}
+	if needGo {
+		fmt.Fprintf(c.Progress, "osubench: building the Go-API latency program\n")
+		p.GoAPI, p.GoErr = BuildGoAPI(root, p.Dir)
+	}
+	r.Env = CollectEnv(c, r.Lib)
+	return nil
+}
+
+// skipReason says why mode m cannot run benchmark b ("" if it can).
+func (r *Runner) skipReason(b Bench, m Mode, l Layout) string {
+	switch {
+	case m.Preload && (r.Lib == nil || r.Lib.Err != nil):
+		if r.Lib == nil {
+			return "no CasperII library"
+		}
+		return "no CasperII library: " + r.Lib.Err.Error()
+	case m.GoAPI && b != Latency:
+		return "the Go-API program implements the latency test only"
+	case m.GoAPI && r.Progs.GoAPI == "":
+		return fmt.Sprintf("the Go-API program did not build: %v", r.Progs.GoErr)
+	case (b == Latency || b == Overlap || b == Rate) && l.NUsers()%2 != 0:
+		return fmt.Sprintf("%s pairs users: layout %s has an odd number of users", b, l)
+	}
+	return ""
+}
+
+// phases is how many timed phases per size a benchmark runs.
+func phases(b Bench) int {
+	if b == Overlap {
+		return 3
+	}
+	return 1
+}
+
+// jobTimeout bounds one job: startup, plus every phase of every size at
+// several times its budget (the warm-up is run twice and the budget is
+// only a target), plus its minimum iterations.
+func (r *Runner) jobTimeout(b Bench, nsizes int) time.Duration {
+	if r.Cfg.Timeout > 0 {
+		return r.Cfg.Timeout
+	}
+	per := time.Duration(4*r.Cfg.BudgetMs)*time.Millisecond + 2*time.Second
+	return 60*time.Second + time.Duration(nsizes*phases(b))*per
+}
+
+// Job builds the job of benchmark b in mode m. extra are program arguments
+// added last (the overlap's -x).
+func (r *Runner) Job(b Bench, m Mode, l Layout, sizes []int64, extra []string) JobSpec {
+	c := &r.Cfg
+	var ss []string
+	for _, s := range sizes {
+		ss = append(ss, strconv.FormatInt(s, 10))
+	}
+	args := []string{"-s", strings.Join(ss, ","), "-c", string(c.Compute),
+		"-b", strconv.FormatFloat(c.BudgetMs, 'g', -1, 64),
+		"-m", strconv.Itoa(c.MinIters), "-i", strconv.Itoa(c.MaxIters)}
+	if m.Hint != "" {
+		args = append(args, "-H", m.Hint)
+	}
+	if m.Thread {
+		args = append(args, "-T")
+	}
+	if c.Check {
+		args = append(args, "-C")
+	}
+	switch b {
+	case Rate:
+		args = append(args, "-W", strconv.Itoa(c.Window))
+	case Halo:
+		args = append(args, "-u", strconv.FormatFloat(c.HaloComputeUs, 'g', -1, 64))
+		if c.SetInfo {
+			args = append(args, "-S")
+		}
+	}
+	args = append(args, extra...)
+	j := JobSpec{Procs: l.Procs(m), Prog: r.Progs.C[b], Args: args, Timeout: r.jobTimeout(b, len(sizes))}
+	if m.Thread {
+		j.Env = append(j.Env, "MPIR_CVAR_ASYNC_PROGRESS=1")
+	}
+	if m.Ghosts() {
+		j.Env = append(j.Env, "CSP_NODE_SIZE="+strconv.Itoa(l.NodeSize()), "CSP_NG="+strconv.Itoa(l.Ghosts), "CSP_STATS=1")
+		j.IsGhost = l.IsGhostRank
+	}
+	if m.Preload {
+		j.Env = append(j.Env, "LD_PRELOAD="+r.Lib.Path)
+	}
+	if m.GoAPI {
+		j.Prog = r.Progs.GoAPI // same options, same output lines
+	}
+	j.Env = append(j.Env, c.Genv...)
+	return j
+}
+
+// Run runs every benchmark of the configuration; after each one, report
+// (if not nil) is called with its result.
+func (r *Runner) Run(ctx context.Context, report func(*BenchResult)) error {
+	c := &r.Cfg
+	r.started = time.Now()
+	r.jobsAll = 0
+	for _, b := range c.Benches {
+		for _, m := range c.Modes {
+			if r.skipReason(b, m, c.LayoutFor(b)) == "" {
+				r.jobsAll += c.Reps
+			}
+		}
+	}
+	defer func() {
+		r.Env.LoadEnd = loadAvg()
+		r.Env.Elapsed = time.Since(r.started).Round(time.Second).String()
+	}()
+	for _, b := range c.Benches {
+		br := r.runBench(ctx, b)
+		r.Results = append(r.Results, br)
+		if report != nil {
+			report(br)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (r *Runner) runBench(ctx context.Context, b Bench) *BenchResult {
+	c := &r.Cfg
+	l := c.LayoutFor(b)
+	sizes := c.SizesFor(b)
+	br := &BenchResult{Bench: b, Layout: l, Sizes: sizes, Skipped: map[string]string{}}
+	for _, m := range c.Modes {
+		if why := r.skipReason(b, m, l); why != "" {
+			br.Skipped[m.Name] = why
+			fmt.Fprintf(c.Progress, "osubench: %s: mode %s skipped: %s\n", b, m.Name, why)
+			continue
+		}
+		br.Modes = append(br.Modes, m.Name)
+	}
+	if b == Overlap {
+		switch {
+		case c.OverlapCompute == "mpi" && contains(br.Modes, "mpi"):
+			br.Notes = append(br.Notes, "compute per size = plain MPI's latency, the same for every mode of a rep: rep 1 takes the mpi job's own calibration, later reps the median over the earlier reps of the mpi jobs' median ping-pong time (-x)")
+		default:
+			br.Notes = append(br.Notes, "compute per size = each job's own latency (its median ping-pong time, calibrated first in the same job)")
+		}
+	}
+	failures := map[string]int{}
+	// overlap with --overlap-compute mpi: every mode of a repetition
+	// computes the same, plain MPI's latency per size. mpiP50 collects
+	// the mpi jobs' median ping-pong times; from rep 2 on, every mode
+	// (mpi included) gets their median over the earlier reps with -x. In
+	// rep 1 the mpi job calibrates itself and the other modes get what it
+	// computed (its target_us).
+	mpiP50 := make([][]float64, len(sizes))
+	sameCompute := b == Overlap && c.OverlapCompute == "mpi" && contains(br.Modes, "mpi")
+	for rep := 1; rep <= c.Reps; rep++ {
+		var mpiLat []string // overlap: the compute asked for, per size, in this repetition
+		if sameCompute && len(mpiP50[0]) > 0 {
+			for i := range sizes {
+				mpiLat = append(mpiLat, strconv.FormatFloat(Median(mpiP50[i]), 'f', 4, 64))
+			}
+		}
+		for _, m := range c.Modes {
+			if !contains(br.Modes, m.Name) {
+				continue
+			}
+			if ctx.Err() != nil {
+				return br
+			}
+			if failures[m.Name] >= 2 {
+				r.jobsRun++
+				continue
+			}
+			var extra []string
+			if sameCompute && mpiLat != nil {
+				extra = []string{"-x", strings.Join(mpiLat, ",")}
+			} else if sameCompute && m.Name != "mpi" {
+				br.Notes = append(br.Notes, fmt.Sprintf("rep %d: no mpi result to take the compute from, %s computed its own latency", rep, m.Name))
+			}
+			j := r.Job(b, m, l, sizes, extra)
+			r.jobsRun++
+			fmt.Fprintf(c.Progress, "[%d/%d %s%s] %s rep %d/%d %s: %s\n", r.jobsRun, r.jobsAll,
+				time.Since(r.started).Round(time.Second), r.eta(), b, rep, c.Reps, m.Name, ShellQuote(j.Argv(c.MPIExec)))
+			if c.QuietWait > 0 {
+				waited, busy := waitQuiet(ctx, c.QuietWait, c.QuietCores)
+				if waited > time.Second {
+					fmt.Fprintf(c.Progress, "    waited %s for a quiet host (other processes: %.2f cores)\n", waited.Round(time.Second), busy)
+				}
+			}
+			res := RunJob(ctx, c.MPIExec, j)
+			rec := &JobRecord{Bench: b, Mode: m.Name, Rep: rep, Job: res,
+				Info: ParseLines(res.Stdout, "osub-info"), Stats: ParseCSPStats(res.Stderr)}
+			pts, perr := ParsePoints(res.Stdout, b)
+			rec.Points = pts
+			err := res.Err()
+			if err == nil && perr != nil {
+				err = perr
+			}
+			if err == nil && len(pts) != len(sizes) {
+				err = fmt.Errorf("%d result lines for %d sizes", len(pts), len(sizes))
+			}
+			if err != nil {
+				rec.Error = err.Error()
+				failures[m.Name]++
+				if failures[m.Name] == 2 && rep < c.Reps {
+					br.Notes = append(br.Notes, fmt.Sprintf("%s failed twice: its remaining repetitions were not run", m.Name))
+				}
+			} else {
+				res.Stderr = trimStats(res.Stderr)
+			}
+			if len(res.Leftover) > 0 {
+				br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: processes outlived mpiexec and were killed: %s", m.Name, rep, strings.Join(res.Leftover, ", ")))
+			}
+			if len(res.ShmLeft) > 0 {
+				br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: left /dev/shm entries (removed): %s", m.Name, rep, strings.Join(res.ShmLeft, " ")))
+			}
+			status := "ok"
+			if rec.Error != "" {
+				status = "FAILED: " + rec.Error
+			}
+			fmt.Fprintf(c.Progress, "    %s in %s\n", status, res.Wall.Round(100*time.Millisecond))
+			if sameCompute && m.Name == "mpi" && rec.Error == "" {
+				first := mpiLat == nil
+				for i, p := range pts {
+					mpiP50[i] = append(mpiP50[i], p.Values["comm_p50_us"])
+					if first { // rep 1: what the mpi job computed
+						mpiLat = append(mpiLat, strconv.FormatFloat(p.Values["target_us"], 'f', 4, 64))
+					}
+				}
+			}
+			br.Jobs = append(br.Jobs, rec)
+		}
+	}
+	return br
+}
+
+// eta estimates the time left from the mean time of the jobs run so far
+// ("" before the first one has finished).
+func (r *Runner) eta() string {
+	done := r.jobsRun - 1 // the job about to start is counted already
+	if done < 1 || r.jobsAll <= done {
+		return ""
+	}
+	per := time.Since(r.started) / time.Duration(done)
+	return fmt.Sprintf(", ~%s left", (per * time.Duration(r.jobsAll-done)).Round(time.Second))
+}
+
+// waitQuiet waits until the host's busy time over one second is below
+// cores, or max has passed; it returns how long it waited and the last
+// busy level seen.
+func waitQuiet(ctx context.Context, max time.Duration, cores float64) (time.Duration, float64) {
+	start := time.Now()
+	for {
+		b0 := machineBusy()
+		select {
+		case <-ctx.Done():
+			return time.Since(start), 0
+		case <-time.After(time.Second):
+		}
+		busy := machineBusy() - b0
+		if busy < cores || time.Since(start) >= max {
+			return time.Since(start), busy
+		}
+	}
+}
+
+// trimStats drops the stats lines (kept parsed) from a successful job's stderr.
+func trimStats(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" && !strings.HasPrefix(l, "casperii-stats ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// EnvInfo describes the machine and the software measured.
+type EnvInfo struct {
+	Time      string   `json:"time"`
+	Host      string   `json:"host"`
+	Cores     int      `json:"cores"`
+	CPUModel  string   `json:"cpu_model"`
+	Kernel    string   `json:"kernel"`
+	MPICH     string   `json:"mpich"`
+	Go        string   `json:"go"`
+	LoadStart string   `json:"load_start"`
+	LoadEnd   string   `json:"load_end"`
+	Elapsed   string   `json:"elapsed"`
+	Lib       string   `json:"lib,omitempty"`
+	LibNote   string   `json:"lib_note,omitempty"`
+	Argv      []string `json:"argv"`
+	Compute   string   `json:"compute"`
+	Reps      int      `json:"reps"`
+	BudgetMs  float64  `json:"budget_ms"`
+}
+
+func numCPU() int { return runtime.NumCPU() }
+
+// goVersion is the toolchain's `go version` (the driver's own runtime
+// version if go is not on PATH).
+func goVersion() string {
+	if out, err := toolOutput("", "go", "version"); err == nil {
+		return firstLine(out)
+	}
+	return runtime.Version()
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(s)
+}
+
+func loadAvg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
+}
+
+// CollectEnv records the environment of the run.
+func CollectEnv(c *Config, lib *Lib) *EnvInfo {
+	e := &EnvInfo{Time: time.Now().Format(time.RFC3339), Argv: c.Argv, Compute: string(c.Compute), Reps: c.Reps, BudgetMs: c.BudgetMs}
+	e.Host, _ = os.Hostname()
+	e.Cores = numCPU()
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				e.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		e.Kernel = strings.TrimSpace(string(b))
+	}
+	if out, err := toolOutput("", "mpichversion"); err == nil {
+		var parts []string
+		for _, l := range strings.Split(out, "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok {
+				switch strings.TrimSpace(k) {
+				case "MPICH Version", "MPICH Device":
+					parts = append(parts, strings.TrimSpace(v))
+				}
+			}
+		}
+		e.MPICH = "MPICH " + strings.Join(parts, " ")
+	} else if out, err := toolOutput("", c.MPIExec, "--version"); err == nil {
+		e.MPICH = firstLine(out)
+	}
+	e.Go = goVersion()
+	e.LoadStart = loadAvg()
+	if lib != nil {
+		if lib.Err != nil {
+			e.LibNote = lib.Err.Error()
+		} else {
+			e.Lib = fmt.Sprintf("%s (%s, built %s, sha256 %.12s; preloaded from the snapshot %s)",
+				lib.Source, lib.How, lib.MTime.Format("2006-01-02 15:04:05"), lib.SHA256, lib.Path)
+			e.LibNote = lib.Stale
+		}
+	}
+	return e
+}
+
+func fmtNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case a >= 1e5:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// sortedModes returns the modes of br that have results, in run order.
+func sortedModes(br *BenchResult) []string {
+	out := append([]string(nil), br.Modes...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i] == "mpi" && out[j] != "mpi" })
+	return out
+}
