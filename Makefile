@@ -2,6 +2,8 @@
 #   make            build everything (Go packages, lib/libcasperii.so, commands)
 #   make test       the whole test suite (what CI runs)
 #   make bench      micro-benchmarks (go test -bench)
+#   make bench-quick   a short osubench overlap run, mpi vs CasperII (~1 min)
+#   make bench-full    every osubench benchmark in the four modes (long)
 #   make fuzz       each fuzz target for FUZZTIME (default 30s)
 
 GO        ?= go
@@ -10,7 +12,7 @@ FUZZTIME  ?= 30s
 PURE_PKGS := ./spsc/... ./tagenc/... ./info/... ./postcell/... ./commexpand/...
 FUZZ_TARGETS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . 2>/dev/null | xargs -r -n1 dirname | sort -u)
 
-.PHONY: all build test vet fmtcheck race unit bench fuzz clean
+.PHONY: all build test vet fmtcheck race unit bench bench-quick bench-full fuzz clean
 
 all: build
 
@@ -37,6 +39,20 @@ test: build fmtcheck vet race unit
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./spsc/...
+
+# osubench (osubench/README.md): tables on stdout, progress and every mpiexec
+# command on stderr, CSV, JSON and PNG plots in osubench-out/<name>.
+OSUBENCH   ?= $(GO) run ./osubench/cmd/osubench
+QUICK_ARGS ?= --sizes 8,64K,1M --modes mpi,cspii-tag --reps 5 --compute sleep
+
+# The README's main job: post, compute, wait with plain MPICH and CasperII,
+# interleaved, on 3 sizes (about a minute on 2 cores).
+bench-quick: build
+	$(OSUBENCH) run overlap $(QUICK_ARGS) --lib lib/libcasperii.so --out osubench-out/quick
+
+# Every benchmark in the modes mpi, thread, cspii-tag, cspii-dup, 5 reps.
+bench-full: build
+	$(OSUBENCH) run all --lib lib/libcasperii.so --out osubench-out/full
 
 fuzz:
 	@for d in $(FUZZ_TARGETS); do \
