@@ -84,6 +84,18 @@ func readConfig(getenv func(string) string) (Config, error) {
 		func() error {
 			return intVar("CSP_WAIT_SLEEP_US", &c.SleepUS, 10, 1000000, "use a sleep between 10 and 1000000 microseconds")
 		},
+		func() error {
+			return intVar("CSP_GHOST_SPIN_US", &c.GhostSpinUS, 0, 10000000, "use microseconds between 0 and 10000000")
+		},
+		func() error {
+			return intVar("CSP_GHOST_YIELD_US", &c.GhostYieldUS, 0, 100000000, "use microseconds between 0 and 100000000")
+		},
+		func() error {
+			return intVar("CSP_GHOST_NAP_US", &c.GhostNapUS, 1, 1000000, "use microseconds between 1 and 1000000")
+		},
+		func() error {
+			return intVar("CSP_GHOST_PARK_US", &c.GhostParkUS, 0, 10000000, "use microseconds between 0 and 10000000")
+		},
 	} {
 		if err := f(); err != nil {
 			return c, err
