@@ -25,13 +25,9 @@ func (PendingError) Error() string {
 	return "CasperII: MPI_Comm_set_info cannot change wildcard_used or async_config while offloaded operations are pending on the communicator; complete them first"
 }
 
-// algorithm applies the environment's defaults to a communicator's hints.
-func (r *runtime) algorithm(h info.Hints) info.Algorithm {
-	if _, set := h.AsyncConfig(); !set && !r.cfg.AsyncOn {
-		return info.NoOffload
-	}
-	return h.Algorithm(r.policy)
-}
+// algorithm applies the environment's defaults to a communicator's hints
+// (Config.Algorithm, which casperii env uses too).
+func (r *runtime) algorithm(h info.Hints) info.Algorithm { return r.cfg.Algorithm(h) }
 
 // parseHints reads the CasperII hints of an MPI info object.
 func parseHints(inf mpi.Info) (info.Hints, error) {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/casperii/casperii/info"
 )
 
 // Config is the runtime configuration, read from the environment at
@@ -37,10 +39,19 @@ type Config struct {
 
 // ConfigError is a bad environment variable.
 type ConfigError struct {
-	Var, Value, Want string
+	Var, Value string
+	// Want says what to use instead ("use 1 or 0").
+	Want string
+	// Reason, when set, says what is wrong inside the value (the hint that
+	// is bad in CSP_WORLD_HINTS) and replaces the generic "is not valid;
+	// <Want>" form.
+	Reason string
 }
 
 func (e *ConfigError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("CasperII: %s=%q: %s", e.Var, e.Value, e.Reason)
+	}
 	return fmt.Sprintf("CasperII: %s=%q is not valid; %s", e.Var, e.Value, e.Want)
 }
 
@@ -58,7 +69,7 @@ func readConfig(getenv func(string) string) (Config, error) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < lo || n > hi {
-			return &ConfigError{name, v, want}
+			return &ConfigError{Var: name, Value: v, Want: want}
 		}
 		*dst = n
 		return nil
@@ -109,7 +120,7 @@ func readConfig(getenv func(string) string) (Config, error) {
 				c.PT2PT = true
 			case "rma":
 			default:
-				return c, &ConfigError{"CSP_ASYNC_MODE", v, "use pt2pt or rma|pt2pt"}
+				return c, &ConfigError{Var: "CSP_ASYNC_MODE", Value: v, Want: "use pt2pt or rma|pt2pt"}
 			}
 		}
 	}
@@ -118,7 +129,7 @@ func readConfig(getenv func(string) string) (Config, error) {
 	case "off":
 		c.AsyncOn = false
 	default:
-		return c, &ConfigError{"CSP_ASYNC_CONFIG", v, "use on or off"}
+		return c, &ConfigError{Var: "CSP_ASYNC_CONFIG", Value: v, Want: "use on or off"}
 	}
 	switch v := strings.TrimSpace(getenv("CSP_VERBOSE")); {
 	case v == "" || v == "0":
@@ -137,12 +148,12 @@ func readConfig(getenv func(string) string) (Config, error) {
 	case "1", "yes", "true":
 		c.Stats = true
 	default:
-		return c, &ConfigError{"CSP_STATS", v, "use 1 or 0"}
+		return c, &ConfigError{Var: "CSP_STATS", Value: v, Want: "use 1 or 0"}
 	}
 	if v := strings.TrimSpace(getenv("CSP_OFFLOAD_MIN_MSGSZ")); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return c, &ConfigError{"CSP_OFFLOAD_MIN_MSGSZ", v, "use a byte count >= 0"}
+			return c, &ConfigError{Var: "CSP_OFFLOAD_MIN_MSGSZ", Value: v, Want: "use a byte count >= 0"}
 		}
 		c.MinMsgsz, c.MinMsgsSet = n, true
 	}
@@ -151,19 +162,35 @@ func readConfig(getenv func(string) string) (Config, error) {
 	case "0", "off":
 		c.AnySrcOff = true
 	default:
-		return c, &ConfigError{"CSP_ANYSRC_OFFLOAD", v, "use 1 or 0"}
+		return c, &ConfigError{Var: "CSP_ANYSRC_OFFLOAD", Value: v, Want: "use 1 or 0"}
 	}
 	switch v := strings.TrimSpace(getenv("CSP_GHOST_HANDOFF")); v {
 	case "1", "on":
 		c.HandOff = true
 	case "", "0", "off":
 	default:
-		return c, &ConfigError{"CSP_GHOST_HANDOFF", v, "use 1 or 0"}
+		return c, &ConfigError{Var: "CSP_GHOST_HANDOFF", Value: v, Want: "use 1 or 0"}
 	}
 	if v, ok := lookup(getenv, "CSP_WORLD_HINTS"); ok {
+		// Checked here, with the other variables, so that a bad value
+		// fails MPI_Init on every process before any ghost starts (and
+		// casperii run and env refuse it by the same rule).
+		if _, err := WorldHints(v); err != nil {
+			return c, &ConfigError{Var: "CSP_WORLD_HINTS", Value: v, Reason: strings.TrimPrefix(err.Error(), "info: ")}
+		}
 		c.WorldHints, c.WorldHintsS = v, true
 	}
 	return c, nil
+}
+
+// WorldHints parses the value of CSP_WORLD_HINTS ("key=value;...") into
+// the hints of MPI_COMM_WORLD.
+func WorldHints(s string) (info.Hints, error) {
+	m, err := info.ParseString(s)
+	if err != nil {
+		return info.Hints{}, err
+	}
+	return info.Parse(m)
 }
 
 func lookup(getenv func(string) string, k string) (string, bool) {

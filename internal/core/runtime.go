@@ -45,7 +45,6 @@ type runtime struct {
 	tags      *tagenc.Layout
 	mpiTagUB  int
 	exposedUB int
-	policy    info.Policy
 	worldGrp  mpi.Group
 	ch        *channel.User
 	gctl      *channel.Ghost
@@ -251,7 +250,6 @@ func (r *runtime) setupLayout() error {
 	} else {
 		r.verbosef(1, "no tag layout fits: %v; only wildcard_used=any_tag_same_tag can be offloaded", err)
 	}
-	r.policy = info.Policy{AnySrcOffload: !r.cfg.AnySrcOff && ghostMatchAvailable}
 	if r.wrank == 0 {
 		r.verbosef(1, "%d processes, %d ghosts per node, at most %d users per ghost; %v",
 			r.wsize, ng, r.layout.MaxUsersPerGhost(), r.tags)
@@ -390,17 +388,11 @@ func (r *runtime) startUser() error {
 		return err
 	}
 	var hints info.Hints
-	var herr error
 	if r.cfg.WorldHintsS {
-		var m info.Map
-		if m, herr = info.ParseString(r.cfg.WorldHints); herr == nil {
-			hints, herr = info.Parse(m)
-		}
-		if herr != nil {
-			r.logf("CSP_WORLD_HINTS: %v", herr)
-		}
+		// readConfig checked the value: a bad one failed Init already.
+		hints, _ = WorldHints(r.cfg.WorldHints)
 	}
-	return r.expand(r.userWorld, hints, herr, false)
+	return r.expand(r.userWorld, hints, nil, false)
 }
 
 // Finalize finishes the user side and MPI.

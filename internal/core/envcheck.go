@@ -1,0 +1,179 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/casperii/casperii/info"
+)
+
+// This file serves tools that check a job's environment before it runs
+// (the casperii launcher): the same parsing as ReadConfig, over a map, the
+// same offload decision as the runtime's, and a description of every
+// variable ReadConfig reads.
+
+// ReadConfigFrom reads the configuration from env (variable name to
+// value) by exactly the rules ReadConfig applies to the process
+// environment at MPI_Init. A variable absent from env is unset.
+func ReadConfigFrom(env map[string]string) (Config, error) {
+	return readConfig(func(k string) string { return env[k] })
+}
+
+// Policy is the offload policy c sets for communicators whose hints leave
+// wildcard_used unset or any_src: offloaded with ghost-side matching unless
+// CSP_ANYSRC_OFFLOAD=0 (or ghost-side matching is not built in).
+func (c Config) Policy() info.Policy {
+	return info.Policy{AnySrcOffload: !c.AnySrcOff && ghostMatchAvailable}
+}
+
+// Algorithm decides how a communicator with hints h is carried under c:
+// CSP_ASYNC_CONFIG=off keeps it off unless its hints set async_config,
+// then the hints' table (package info) with c's Policy. The runtime
+// decides every communicator by it, and casperii env explains
+// MPI_COMM_WORLD by it.
+func (c Config) Algorithm(h info.Hints) info.Algorithm {
+	if _, set := h.AsyncConfig(); !set && !c.AsyncOn {
+		return info.NoOffload
+	}
+	return h.Algorithm(c.Policy())
+}
+
+// DefaultConfig returns the configuration of an environment that sets no
+// CSP_* variable.
+func DefaultConfig() Config {
+	c, _ := readConfig(func(string) string { return "" })
+	return c
+}
+
+// EnvVars returns the names of the environment variables ReadConfig reads,
+// in the order it reads them. The list is taken from ReadConfig itself (by
+// recording what it looks up), so it cannot drift from the runtime.
+func EnvVars() []string { return slices.Clone(envVars()) }
+
+var envVars = sync.OnceValue(func() []string {
+	var names []string
+	readConfig(func(k string) string {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+		return ""
+	})
+	return names
+})
+
+// EnvDoc describes one environment variable of the runtime.
+type EnvDoc struct {
+	Name    string
+	Meaning string
+	// Show formats the variable's effect in c, for instance "1" or
+	// "whole host".
+	Show func(c Config) string
+}
+
+// EnvDocs returns the description of every variable ReadConfig reads, in
+// EnvVars order. A variable read but not described here gets a generic
+// description, so the list always covers EnvVars.
+func EnvDocs() []EnvDoc {
+	out := make([]EnvDoc, 0, len(envVars()))
+	for _, n := range envVars() {
+		d, ok := envDocs[n]
+		if !ok {
+			d = EnvDoc{Meaning: "read by the runtime (not described yet)", Show: func(Config) string { return "" }}
+		}
+		d.Name = n
+		out = append(out, d)
+	}
+	return out
+}
+
+// DescribedEnvVars returns the names envDocs describes (for a test that
+// checks the descriptions against EnvVars).
+func DescribedEnvVars() []string {
+	var out []string
+	for n := range envDocs {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func onOff(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+var envDocs = map[string]EnvDoc{
+	"CSP_NG": {Meaning: "ghost processes per node; 0 = pass-through (plain MPI, no offload)",
+		Show: func(c Config) string { return fmt.Sprint(c.NG) }},
+	"CSP_NODE_SIZE": {Meaning: "treat every K consecutive ranks of a host as one node (to test multi-node layouts on one host)",
+		Show: func(c Config) string {
+			if c.NodeSize == 0 {
+				return "whole host"
+			}
+			return fmt.Sprint(c.NodeSize)
+		}},
+	"CSP_OFFLOAD_SHMQ_NCELLS": {Meaning: "post cells per user process (offloaded operations in flight; more are held, not failed), 16..65536",
+		Show: func(c Config) string { return fmt.Sprint(c.Cells) }},
+	"CSP_COMM_POOL": {Meaning: "internal communicators duplicated at MPI_Init for communicator duplication; 0 = automatic",
+		Show: func(c Config) string {
+			if c.CommPool == 0 {
+				return "automatic"
+			}
+			return fmt.Sprint(c.CommPool)
+		}},
+	"CSP_HEAP_ARENA": {Meaning: "log2 of the size of one shared-heap arena (registered and bounce buffers), 20..34",
+		Show: func(c Config) string { return fmt.Sprintf("%d (%d MiB)", c.ArenaShift, 1<<c.ArenaShift>>20) }},
+	"CSP_WAIT_SPIN": {Meaning: "busy polls of a user waiting on an offloaded request before it yields",
+		Show: func(c Config) string { return fmt.Sprint(c.SpinIters) }},
+	"CSP_WAIT_YIELD": {Meaning: "yields of a waiting user before it sleeps",
+		Show: func(c Config) string { return fmt.Sprint(c.YieldIters) }},
+	"CSP_WAIT_SLEEP_US": {Meaning: "sleep timeout of a waiting user, microseconds (10..1000000)",
+		Show: func(c Config) string { return fmt.Sprint(c.SleepUS) }},
+	"CSP_GHOST_SPIN_US": {Meaning: "a ghost with work outstanding polls without pause this long after its last event, microseconds (0..10000000)",
+		Show: func(c Config) string { return fmt.Sprint(c.GhostSpinUS) }},
+	"CSP_GHOST_YIELD_US": {Meaning: "then yields its core between polls until this long after its last event, microseconds (0..100000000)",
+		Show: func(c Config) string { return fmt.Sprint(c.GhostYieldUS) }},
+	"CSP_GHOST_NAP_US": {Meaning: "then naps this long between polls, microseconds (1..1000000)",
+		Show: func(c Config) string { return fmt.Sprint(c.GhostNapUS) }},
+	"CSP_GHOST_PARK_US": {Meaning: "an idle ghost polls this long before it parks (sleeps until a user rings), microseconds (0..10000000)",
+		Show: func(c Config) string { return fmt.Sprint(c.GhostParkUS) }},
+	"CSP_ASYNC_MODE": {Meaning: "Casper's modes: pt2pt or rma|pt2pt offload point-to-point; rma alone turns it off",
+		Show: func(c Config) string {
+			if c.PT2PT {
+				return "pt2pt"
+			}
+			return "rma (no pt2pt offload)"
+		}},
+	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on",
+		Show: func(c Config) string {
+			if c.AsyncOn {
+				return "on"
+			}
+			return "off"
+		}},
+	"CSP_VERBOSE": {Meaning: "messages on stderr: 0 off, 1 (or y, err, warn, conf_g) warnings and configuration, 2 (info, conf_comm) more",
+		Show: func(c Config) string { return fmt.Sprint(c.Verbose) }},
+	"CSP_STATS": {Meaning: "1: every user prints a casperii-stats line on stderr at MPI_Finalize",
+		Show: func(c Config) string { return onOff(c.Stats) }},
+	"CSP_OFFLOAD_MIN_MSGSZ": {Meaning: "Casper's per-message size threshold: accepted and ignored (offload is decided per communicator)",
+		Show: func(c Config) string {
+			if c.MinMsgsSet {
+				return fmt.Sprintf("%d (ignored)", c.MinMsgsz)
+			}
+			return "ignored"
+		}},
+	"CSP_ANYSRC_OFFLOAD": {Meaning: "1: communicators without wildcard_used (any_src) are offloaded with ghost-side matching; 0: not offloaded, as in the paper",
+		Show: func(c Config) string { return onOff(!c.AnySrcOff) }},
+	"CSP_GHOST_HANDOFF": {Meaning: "1: a ghost yields its core after waking a user (measured slower on this machine)",
+		Show: func(c Config) string { return onOff(c.HandOff) }},
+	"CSP_WORLD_HINTS": {Meaning: "info hints for MPI_COMM_WORLD, as key=value pairs separated by ';', e.g. \"wildcard_used=none;shmbuf_regist=true\"",
+		Show: func(c Config) string {
+			if !c.WorldHintsS {
+				return "none"
+			}
+			return c.WorldHints
+		}},
+}
