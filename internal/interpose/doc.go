@@ -12,6 +12,8 @@
 //	isendrecv.c  MPI_Isendrecv(_replace): one request over two offloaded halves
 //	complete.c   the Wait/Test family, Request_free, Cancel, Request_get_status
 //	comm.c       communicator constructors, hints, Comm_free, attributes, error handlers
+//	errhandler.c MPI_Comm_create_errhandler: handlers see MPI_COMM_WORLD, not the user world
+//	fortran_attr.c  MPI_TAG_UB through MPICH's Fortran attribute getters (they bypass the C ones)
 //	idup.c       MPI_Comm_idup(_with_info), planned without blocking
 //	memory.c     MPI_Alloc_mem/Free_mem, MPI_Win_allocate_shared/Win_free
 //	errstring.c  MPI_Error_string for the runtime's error codes

@@ -1,0 +1,150 @@
+/*
+ * fortran_attr.c: MPI_TAG_UB for Fortran programs.
+ *
+ * MPICH's Fortran bindings of the attribute getters do not call the C
+ * MPI_Comm_get_attr (comm.c) but MPICH's internal MPII_Comm_get_attr, so
+ * without these wrappers a Fortran program would see MPICH's own
+ * MPI_TAG_UB instead of the exposed bound (tag encoding reserves high
+ * bits), and could pick tags the runtime then refuses. Each wrapper calls
+ * MPICH's profiling entry of the same binding and, when the key is
+ * MPI_TAG_UB and the call found it, replaces the value with the exposed
+ * bound. Everything else is MPICH's answer, unchanged: these bindings never
+ * mapped MPI_COMM_WORLD (MPICH's Fortran MPI_COMM_SET_ATTR does not
+ * either), so attributes a Fortran program caches on the world stay where
+ * its getters look.
+ *
+ * The symbols (nm -D libmpichfort.so.12, MPICH 4.0.2):
+ *
+ *   mpif.h and `use mpi`: mpi_comm_get_attr, mpi_comm_get_attr_,
+ *   mpi_comm_get_attr__, MPI_COMM_GET_ATTR (one function; the attribute
+ *   value is INTEGER(KIND=MPI_ADDRESS_KIND), 8 bytes) over
+ *   pmpi_comm_get_attr_; the deprecated MPI_ATTR_GET in the same four
+ *   spellings (a default INTEGER value, 4 bytes) over pmpi_attr_get_.
+ *
+ *   `use mpi_f08`: mpi_comm_get_attr_f08_ over pmpir_comm_get_attr_f08_
+ *   (type(MPI_Comm) is one INTEGER; ierror is optional, so may be NULL).
+ *
+ * The other mpi_f08 bindings call PMPI_* directly (mpi_init_f08_ calls
+ * PMPI_Init), so nothing of a program that initializes MPI through mpi_f08
+ * is interposed: csp_ip_tag_ub stays 0, this wrapper passes MPICH's value
+ * on, and the program runs as plain MPI (test/cprogs/ip_f08plain.f90). The
+ * mpi_f08 wrapper matters to a program that initializes through `use mpi`
+ * and reads MPI_TAG_UB in an mpi_f08 unit (test/cprogs/ip_ftagub.f90).
+ *
+ * The pmpi entries are weak references: a C program has no libmpichfort,
+ * never calls these wrappers, and must still load the library.
+ *
+ * Fortran's keyvals for the predefined attributes are the C ones plus one
+ * (mpif.h: MPI_TAG_UB=1681915906, mpi.h: 0x64400001); the flag is a
+ * LOGICAL, which MPICH sets to 1 or 0.
+ */
+#include "interpose.h"
+
+#define CSP_F_TAG_UB 1681915906 /* mpif.h's MPI_TAG_UB */
+_Static_assert(CSP_F_TAG_UB == MPI_TAG_UB + 1, "Fortran's MPI_TAG_UB keyval is not C's plus one");
+
+typedef MPI_Fint csp_fint;
+
+extern void pmpi_comm_get_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                                csp_fint *ierr) __attribute__((weak));
+extern void pmpi_attr_get_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag,
+                           csp_fint *ierr) __attribute__((weak));
+extern void pmpir_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val,
+                                     csp_fint *flag, csp_fint *ierr) __attribute__((weak));
+
+/* The exposed bound applies: MPI_TAG_UB was asked for and found. */
+static inline int tag_ub_applies(const csp_fint *keyval, int rc, const csp_fint *flag)
+{
+    return rc == MPI_SUCCESS && *keyval == CSP_F_TAG_UB && *flag && csp_ip_tag_ub > 0;
+}
+
+/* ---- mpif.h and `use mpi`: MPI_COMM_GET_ATTR ---- */
+
+static void comm_get_attr_f(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                            csp_fint *ierr)
+{
+    if (!pmpi_comm_get_attr_) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    pmpi_comm_get_attr_(comm, keyval, val, flag, ierr);
+    if (tag_ub_applies(keyval, *ierr, flag))
+        *val = (MPI_Aint)csp_ip_tag_ub;
+}
+
+void mpi_comm_get_attr(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                       csp_fint *ierr)
+{
+    comm_get_attr_f(comm, keyval, val, flag, ierr);
+}
+
+void mpi_comm_get_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                        csp_fint *ierr)
+{
+    comm_get_attr_f(comm, keyval, val, flag, ierr);
+}
+
+void mpi_comm_get_attr__(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                         csp_fint *ierr)
+{
+    comm_get_attr_f(comm, keyval, val, flag, ierr);
+}
+
+void MPI_COMM_GET_ATTR(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                       csp_fint *ierr)
+{
+    comm_get_attr_f(comm, keyval, val, flag, ierr);
+}
+
+/* ---- mpif.h and `use mpi`: MPI_ATTR_GET (deprecated) ---- */
+
+static void attr_get_f(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag,
+                       csp_fint *ierr)
+{
+    if (!pmpi_attr_get_) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    pmpi_attr_get_(comm, keyval, val, flag, ierr);
+    if (tag_ub_applies(keyval, *ierr, flag))
+        *val = (csp_fint)csp_ip_tag_ub;
+}
+
+void mpi_attr_get(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
+{
+    attr_get_f(comm, keyval, val, flag, ierr);
+}
+
+void mpi_attr_get_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
+{
+    attr_get_f(comm, keyval, val, flag, ierr);
+}
+
+void mpi_attr_get__(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag,
+                    csp_fint *ierr)
+{
+    attr_get_f(comm, keyval, val, flag, ierr);
+}
+
+void MPI_ATTR_GET(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
+{
+    attr_get_f(comm, keyval, val, flag, ierr);
+}
+
+/* ---- `use mpi_f08`: MPI_Comm_get_attr ---- */
+
+void mpi_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                            csp_fint *ierr)
+{
+    if (!pmpir_comm_get_attr_f08_) {
+        if (ierr)
+            *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    csp_fint rc = MPI_SUCCESS;
+    pmpir_comm_get_attr_f08_(comm, keyval, val, flag, &rc);
+    if (ierr)
+        *ierr = rc;
+    if (tag_ub_applies(keyval, rc, flag))
+        *val = (MPI_Aint)csp_ip_tag_ub;
+}

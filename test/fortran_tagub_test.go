@@ -1,0 +1,94 @@
+package test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/tagenc"
+)
+
+// linkedFortranProg compiles test/cprogs/<name>.f90 with mpifort, linked
+// with -lcasperii before MPICH's libraries (mpifort appends its own after
+// ours) and an rpath to lib/, and returns the path of the program.
+func linkedFortranProg(t *testing.T, name string) string {
+	t.Helper()
+	r := Root(t)
+	libDir := filepath.Dir(Lib(t))
+	dir := buildDir(t)
+	b := buildOnce("f-linked:"+name, func() (string, string, error) {
+		out := filepath.Join(dir, "f-linked-"+name)
+		return out, "", runTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"),
+			"-L"+libDir, "-lcasperii", "-Wl,-rpath,"+libDir, "-o", out)
+	})
+	if b.err != nil {
+		t.Fatalf("harness: compiling Fortran program %s: %v", name, b.err)
+	}
+	return b.path
+}
+
+// MPICH's Fortran attribute getters bypass the C MPI_Comm_get_attr; the
+// interposer wraps them (internal/interpose/fortran_attr.c), so a Fortran
+// program sees the exposed MPI_TAG_UB through every binding (use mpi,
+// mpif.h, use mpi_f08; MPI_Comm_get_attr and MPI_Attr_get), can use it as a
+// tag on a tag-encoded communicator, and gets MPI_ERR_TAG one above it.
+func TestFortranTagUB(t *testing.T) {
+	bindings := []string{"mpi", "mpi-attr", "mpif", "mpif-attr", "f08"}
+	check := func(t *testing.T, res Result, users int, want int64) {
+		rs := ipRequireResults(t, res, users*(len(bindings)+3))
+		for _, b := range bindings {
+			got := Select(rs, "test=tagub-"+b)
+			require.Len(t, got, users, b)
+			for _, f := range got {
+				ub, _ := f.Int("tagub")
+				require.Equal(t, want, ub, "MPI_TAG_UB through %s: %s", b, f.Line())
+			}
+		}
+		for _, name := range []string{"tagub-same", "tagub-send", "tagub-above"} {
+			require.Len(t, Select(rs, "test="+name), users, name)
+		}
+	}
+	for _, l := range ipLayouts {
+		for _, linked := range []bool{false, true} {
+			how := "preload"
+			if linked {
+				how = "linked"
+			}
+			t.Run(fmt.Sprintf("%v/%s", l, how), func(t *testing.T) {
+				perGhost := l.NodeSize - 1 // one ghost per virtual node
+				layout, err := tagenc.New(ipMPICHTagUB, perGhost)
+				require.NoError(t, err)
+				want := int64(layout.ExposedTagUB())
+				require.Less(t, want, int64(ipMPICHTagUB))
+				j := Job{Layout: l}
+				if linked {
+					j.Prog = linkedFortranProg(t, "ip_ftagub")
+				} else {
+					j.Prog, j.Preload = FortranProg(t, "ip_ftagub"), true
+				}
+				check(t, Run(t, j), l.Users(), want)
+			})
+		}
+	}
+	// Pass-through: MPICH's own bound, unchanged.
+	t.Run("pass-through", func(t *testing.T) {
+		res := Run(t, Job{Layout: Layout{N: 2}, Prog: FortranProg(t, "ip_ftagub"), Preload: true, Env: []string{"CSP_NG=0"}})
+		check(t, res, 2, ipMPICHTagUB)
+	})
+}
+
+// A `use mpi_f08` program is not interposed (MPICH's mpi_f08 bindings call
+// PMPI_* directly): preloaded with ghosts asked for, it still runs
+// correctly, as plain MPI, with every process an application rank and
+// MPICH's own MPI_TAG_UB. docs/preload.md and casperii run say so.
+func TestFortranF08RunsPlain(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	res := Run(t, Job{Layout: l, Prog: FortranProg(t, "ip_f08plain"), Preload: true, Env: []string{"CSP_STATS=1"}})
+	rs := ipRequireResults(t, res, l.N)
+	require.Len(t, Select(rs, "test=f08", fmt.Sprintf("size=%d", l.N), fmt.Sprintf("tagub=%d", ipMPICHTagUB)), l.N)
+	st, err := StatsLines(res.Stderr)
+	require.NoError(t, err)
+	require.Empty(t, st, "the runtime never started")
+}
