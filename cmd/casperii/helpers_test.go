@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeLib compiles a shared library that defines MPI_Init (what
+// checkLibELF accepts) and returns its path.
+func fakeLib(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler (cc) to build a stand-in library")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "fake.c")
+	require.NoError(t, os.WriteFile(src, []byte("int MPI_Init(int *c, char ***v) { (void)c; (void)v; return 0; }\n"), 0o644))
+	out := filepath.Join(dir, libName)
+	b, err := exec.Command(cc, "-shared", "-fPIC", "-o", out, src).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	return out
+}
+
+// mpiProg compiles a minimal MPI program with mpicc and returns its path.
+func mpiProg(t *testing.T) string {
+	t.Helper()
+	mpicc, err := exec.LookPath("mpicc")
+	if err != nil {
+		t.Skip("mpicc is not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hello.c")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <mpi.h>
+int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 0; }
+`), 0o644))
+	out := filepath.Join(dir, "hello")
+	b, err := exec.Command(mpicc, "-o", out, src).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	return out
+}
+
+// fakeMpiexec writes an executable named mpiexec (never run: the tests
+// stub versionRunner and use -dry-run) and returns its path.
+func fakeMpiexec(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mpiexec")
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\nexit 99\n"), 0o755))
+	return p
+}
+
+// stubRunners replaces the ldd and --version runners for one test.
+func stubRunners(t *testing.T, ldd func(string) (string, error), version func(string, ...string) (string, error)) {
+	t.Helper()
+	oldLdd, oldVersion := lddRunner, versionRunner
+	if ldd != nil {
+		lddRunner = ldd
+	}
+	if version != nil {
+		versionRunner = version
+	}
+	t.Cleanup(func() { lddRunner, versionRunner = oldLdd, oldVersion })
+}
+
+func hydraVersion(string, ...string) (string, error) {
+	return "HYDRA build details:\n    Version:                                 4.0.2\n", nil
+}
+
+func buffers() (stdio, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return stdio{bytes.NewReader(nil), &out, &errb}, &out, &errb
+}
+
+// fortranProg compiles the Fortran source src with mpifort and returns the
+// program's path.
+func fortranProg(t *testing.T, src string) string {
+	t.Helper()
+	mpifort, err := exec.LookPath("mpifort")
+	if err != nil {
+		t.Skip("mpifort is not installed")
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "prog.f90")
+	require.NoError(t, os.WriteFile(f, []byte(src), 0o644))
+	out := filepath.Join(dir, "prog")
+	b, err := exec.Command(mpifort, "-o", out, f).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	return out
+}

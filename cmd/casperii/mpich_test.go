@@ -1,0 +1,135 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ldd on a program compiled with mpicc shows MPICH: accepted.
+func TestCheckAppMPICH(t *testing.T) {
+	prog := mpiProg(t)
+	a, err := checkApp("./hello", prog)
+	require.NoError(t, err)
+	require.Contains(t, a.mpich, mpichSoname)
+	require.False(t, a.static)
+}
+
+// ldd output of a program built with Open MPI (captured on Ubuntu 22.04,
+// Open MPI 4.1.2) and of others: rejected in one line naming the fix.
+const lddOpenMPI = `	linux-vdso.so.1 (0x00007ffd6a5f2000)
+	libmpi.so.40 => /lib/x86_64-linux-gnu/libmpi.so.40 (0x00007f2b7c8e1000)
+	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f2b7c6b9000)
+	libopen-rte.so.40 => /lib/x86_64-linux-gnu/libopen-rte.so.40 (0x00007f2b7c5fc000)
+	libopen-pal.so.40 => /lib/x86_64-linux-gnu/libopen-pal.so.40 (0x00007f2b7c548000)
+	/lib64/ld-linux-x86-64.so.2 (0x00007f2b7cc2a000)
+`
+
+func TestCheckLddOutput(t *testing.T) {
+	_, err := checkLddOutput("./app", lddOpenMPI)
+	require.EqualError(t, err, "casperii: ./app is linked to Open MPI (libmpi.so.40), but libcasperii.so works with MPICH (libmpich.so.12) only; rebuild it with MPICH's mpicc/mpifort (mpicc -show names -lmpich)")
+
+	intel := "\tlibmpifort.so.12 => /opt/intel/mpi/lib/libmpifort.so.12 (0x1)\n\tlibmpi.so.12 => /opt/intel/mpi/lib/release/libmpi.so.12 (0x2)\n"
+	_, err = checkLddOutput("./app", intel)
+	require.ErrorContains(t, err, "is linked to an MPICH-ABI MPI other than the MPICH libcasperii.so uses (Intel MPI, or an MPICH built from source) (libmpifort.so.12)")
+
+	// MPICH and another MPI at once: rejected.
+	_, err = checkLddOutput("./app", "\tlibmpich.so.12 => /usr/lib/libmpich.so.12 (0x1)\n\tlibmpi.so.40 => /usr/lib/libmpi.so.40 (0x2)\n")
+	require.ErrorContains(t, err, "Open MPI (libmpi.so.40)")
+
+	_, err = checkLddOutput("./app", "\tlibmpich.so.12 => not found\n\tlibc.so.6 => /lib/libc.so.6 (0x1)\n")
+	require.EqualError(t, err, "casperii: ./app needs libmpich.so.12, which the loader does not find; add MPICH's library directory to LD_LIBRARY_PATH")
+
+	a, err := checkLddOutput("./app", "\tlinux-vdso.so.1 (0x1)\n\tlibmpichfort.so.12 => /usr/lib/libmpichfort.so.12 (0x2)\n\tlibmpich.so.12 => /usr/lib/libmpich.so.12 (0x3)\n")
+	require.NoError(t, err)
+	require.Equal(t, "/usr/lib/libmpich.so.12", a.mpich)
+
+	a, err = checkLddOutput("./static", "\tnot a dynamic executable\n")
+	require.NoError(t, err)
+	require.True(t, a.static)
+	a, err = checkLddOutput("./static", "\tstatically linked\n")
+	require.NoError(t, err)
+	require.True(t, a.static)
+
+	for _, out := range []string{lddOpenMPI, intel} {
+		_, err := checkLddOutput("./app", out)
+		require.NotContains(t, err.Error(), "\n")
+	}
+}
+
+// checkApp runs ldd (here a fake one) on the binary.
+func TestCheckAppFakeLdd(t *testing.T) {
+	stubRunners(t, func(string) (string, error) { return lddOpenMPI, nil }, nil)
+	_, err := checkApp("./app", "/bin/true")
+	require.ErrorContains(t, err, "linked to Open MPI (libmpi.so.40)")
+}
+
+// A binary with MPI linked in statically defines MPI_Init itself.
+func TestDefinesMPIInit(t *testing.T) {
+	require.True(t, definesMPIInit(fakeLib(t)))
+	require.False(t, definesMPIInit(mpiProg(t)), "a program linked to libmpich.so only calls MPI_Init")
+	p := filepath.Join(t.TempDir(), "script")
+	require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755))
+	require.False(t, definesMPIInit(p))
+}
+
+func TestCheckLauncher(t *testing.T) {
+	stubRunners(t, nil, hydraVersion)
+	warn, err := checkLauncher("mpiexec", "/usr/bin/mpiexec")
+	require.NoError(t, err)
+	require.Empty(t, warn)
+
+	stubRunners(t, nil, func(string, ...string) (string, error) {
+		return "mpiexec (OpenRTE) 4.1.2\n\nReport bugs to http://www.open-mpi.org/community/help/\n", nil
+	})
+	_, err = checkLauncher("mpirun", "/usr/bin/mpirun")
+	require.EqualError(t, err, "casperii: mpirun (/usr/bin/mpirun) is Open MPI's launcher (mpiexec (OpenRTE) 4.1.2); run the job with MPICH's mpiexec (mpiexec.hydra or mpiexec.mpich, or put MPICH's bin first in PATH)")
+
+	stubRunners(t, nil, func(string, ...string) (string, error) { return "something else 1.0\n", nil })
+	warn, err = checkLauncher("mpiexec", "/x/mpiexec")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(warn, "casperii: warning: mpiexec --version does not mention HYDRA (something else 1.0)"))
+}
+
+func TestParseLdd(t *testing.T) {
+	deps, static := parseLdd(lddOpenMPI)
+	require.False(t, static)
+	require.Equal(t, []lddDep{
+		{"libmpi.so.40", "/lib/x86_64-linux-gnu/libmpi.so.40"},
+		{"libc.so.6", "/lib/x86_64-linux-gnu/libc.so.6"},
+		{"libopen-rte.so.40", "/lib/x86_64-linux-gnu/libopen-rte.so.40"},
+		{"libopen-pal.so.40", "/lib/x86_64-linux-gnu/libopen-pal.so.40"},
+	}, deps)
+}
+
+// MPICH's mpi_f08 bindings call PMPI_* directly: a program using them is
+// not interposed, and the launcher says so in one line.
+func TestFortranBindings(t *testing.T) {
+	const (
+		useMPI = "program p\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call MPI_Finalize(ierr)\nend program\n"
+		useF08 = "program p\n  use mpi_f08\n  call MPI_Init()\n  call MPI_Finalize()\nend program\n"
+		mixed  = "program p\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call g()\n  call MPI_Finalize(ierr)\nend program\n" +
+			"subroutine g()\n  use mpi_f08\n  integer :: n\n  call MPI_Comm_size(MPI_COMM_WORLD, n)\nend subroutine\n"
+	)
+	for _, tc := range []struct {
+		name, src string
+		want      string
+	}{
+		{"use mpi", useMPI, ""},
+		{"mpi_f08", useF08, "casperii: warning: ./app uses the Fortran module mpi_f08, whose MPICH bindings call PMPI_* directly and bypass libcasperii.so: it runs as plain MPI, with no ghosts and no offload; build it with `use mpi` (or mpif.h) instead to get offload"},
+		{"mixed", mixed, "casperii: warning: ./app mixes `use mpi_f08` with `use mpi`/mpif.h: its mpi_f08 calls bypass libcasperii.so, so their MPI_COMM_WORLD includes the ghosts; use `use mpi` or mpif.h throughout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := checkApp("./app", fortranProg(t, tc.src))
+			require.NoError(t, err)
+			require.NotEmpty(t, a.mpich)
+			require.Equal(t, tc.want, a.f08Warning("./app"))
+		})
+	}
+	a, err := checkApp("./hello", mpiProg(t))
+	require.NoError(t, err)
+	require.False(t, a.f08 || a.fortran, "a C program")
+}
