@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,7 +78,9 @@ type InitError struct{ Msg string }
 func (e *InitError) Error() string { return e.Msg }
 
 func (r *runtime) logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "casperii: "+format+"\n", args...)
+	// Errors carry their own "CasperII: " prefix; one prefix is enough.
+	msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "CasperII: ")
+	fmt.Fprintf(os.Stderr, "casperii: %s\n", msg)
 }
 
 func (r *runtime) verbosef(level int, format string, args ...any) {
