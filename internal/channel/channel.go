@@ -22,7 +22,7 @@ import (
 const (
 	ChanMagic    = 0x43535043 // "CSPC"
 	GhostMagic   = 0x43535047 // "CSPG"
-	Version      = 1
+	Version      = 2
 	MaxSegments  = 256
 	SegTableOff  = 4096
 	HeaderBytes  = SegTableOff + MaxSegments*16 // the ring starts here
@@ -30,6 +30,8 @@ const (
 	UserFinished = 2
 	GhostRunning = 1
 	GhostExited  = 2
+	// WaitAny in WaitCell: any completion wakes the sleeping user.
+	WaitAny = 0xffffffff
 
 	// MinCells and MaxCells bound a channel's cell count.
 	MinCells = 16
@@ -48,7 +50,8 @@ type ChanHdr struct {
 	_               [4]uint32
 	UserState       uint32 // written by the user
 	UserSleeping    uint32 // written by the user
-	_               [14]uint32
+	WaitCell        uint32 // written by the user: the cell it sleeps for, or WaitAny
+	_               [13]uint32
 	Wake            uint32 // written by the ghost
 	_               [15]uint32
 }

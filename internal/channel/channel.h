@@ -21,7 +21,9 @@
 
 #define CSP_CHAN_MAGIC 0x43535043u  /* "CSPC" */
 #define CSP_GHOST_MAGIC 0x43535047u /* "CSPG" */
-#define CSP_CHAN_VERSION 1u
+#define CSP_CHAN_VERSION 2u
+/* wait_cell: no particular cell */
+#define CSP_WAIT_ANY 0xffffffffu
 
 #define CSP_MAX_SEGS 256u
 #define CSP_CHAN_SEGTAB_OFF 4096u
@@ -57,7 +59,9 @@ struct csp_chan_hdr {
     /* line 1: written by the user */
     uint32_t user_state;    /* CSP_USER_*                               */
     uint32_t user_sleeping; /* nonzero while the user sleeps on wake    */
-    uint32_t pad1[14];
+    uint32_t wait_cell;     /* the cell whose completion it waits for,
+                               CSP_WAIT_ANY: any completion wakes it     */
+    uint32_t pad1[13];
     /* line 2: written by the ghost */
     uint32_t wake;          /* event count the user sleeps on           */
     uint32_t pad2[15];

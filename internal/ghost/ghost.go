@@ -235,7 +235,9 @@ func (g *Ghost) checkUsers() {
 	}
 }
 
-// wakeUsers rings the users whose operations completed and who sleep.
+// wakeUsers rings the users whose operations completed and who sleep,
+// unless the user sleeps for one cell (its WaitCell) that is not done yet:
+// then its other completions need not wake it.
 // Having woken someone, the ghost yields its core: on a node where users
 // and ghosts share cores, the woken user should run now, not after the
 // ghost's time slice.
@@ -246,7 +248,7 @@ func (g *Ghost) wakeUsers() {
 			continue
 		}
 		u.completed = false
-		if atomic.LoadUint32(&u.ch.Hdr.UserSleeping) != 0 {
+		if atomic.LoadUint32(&u.ch.Hdr.UserSleeping) != 0 && u.waitOver() {
 			atomic.AddUint32(&u.ch.Hdr.Wake, 1)
 			if shm.Wake(&u.ch.Hdr.Wake, 1<<30) > 0 {
 				woke = true

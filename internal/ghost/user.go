@@ -96,6 +96,17 @@ func (u *user) addr(s uint32, off uint64) unsafe.Pointer {
 	return unsafe.Add(u.segs[s].seg.Base(), off)
 }
 
+// waitOver reports whether the sleeping user's wait may be over: it waits
+// for any completion, or for a cell that is done. (An out-of-range cell is
+// the user's mistake; waking it costs nothing.)
+func (u *user) waitOver() bool {
+	t := atomic.LoadUint32(&u.ch.Hdr.WaitCell)
+	if t == channel.WaitAny || !u.ch.Cells.Valid(uint64(t)) {
+		return true
+	}
+	return u.ch.Cells.At(t).IsDone()
+}
+
 // unmap drops the ghost's mapping of segment s (the user released it).
 func (u *user) unmap(s uint32) {
 	if s < channel.MaxSegments && u.segs[s].seg != nil {

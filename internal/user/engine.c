@@ -384,7 +384,19 @@ static int ghost_alive(void)
 
 struct backoff {
     uint32_t n;
+    struct csp_op *op; /* the operation waited for; NULL: anything */
 };
+
+/* The cell whose completion should wake the waiter: the op's own while
+ * it has one, else any. A sleeping user is then not woken by every
+ * completion of its other operations (a window of 64 sends would wake a
+ * user waiting for the last of them up to 64 times). */
+static uint32_t wait_target(const struct backoff *b)
+{
+    if (b->op && b->op->state == CSP_OPS_POSTED && !b->op->poll)
+        return b->op->cell;
+    return CSP_WAIT_ANY;
+}
 
 /*
  * One step of a polite wait: spin (polling MPI progress now and then),
@@ -413,6 +425,7 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     }
     if (!ghost_alive())
         return -1;
+    __atomic_store_n(&csp_u.chan->wait_cell, wait_target(b), __ATOMIC_RELAXED);
     __atomic_store_n(&csp_u.chan->user_sleeping, 1, __ATOMIC_SEQ_CST);
     uint32_t seq = __atomic_load_n(&csp_u.chan->wake, __ATOMIC_SEQ_CST);
     int now = ready(arg);
@@ -438,9 +451,9 @@ static int op_ready(void *arg)
 /* Wait until ready(arg), politely. ready() is called until it first
  * returns 1 and never again after, so it may consume what it finds (the
  * Waitany/Waitsome family passes a predicate that does). */
-int csp_block_until(int (*ready)(void *), void *arg)
+static int block_until(int (*ready)(void *), void *arg, struct csp_op *op)
 {
-    struct backoff b = {0};
+    struct backoff b = {0, op};
     while (!ready(arg)) {
         int r = backoff(&b, ready, arg);
         if (r < 0)
@@ -451,7 +464,9 @@ int csp_block_until(int (*ready)(void *), void *arg)
     return MPI_SUCCESS;
 }
 
-int csp_wait_op(struct csp_op *op) { return csp_block_until(op_ready, op); }
+int csp_block_until(int (*ready)(void *), void *arg) { return block_until(ready, arg, NULL); }
+
+int csp_wait_op(struct csp_op *op) { return block_until(op_ready, op, op); }
 
 /* For control cells: keep backing off until take_cell succeeds (the
  * re-check must not take the cell itself, so it only recycles). */

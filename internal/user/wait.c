@@ -68,6 +68,29 @@ static int ours_complete(MPI_Request *r, MPI_Status *st)
     return csp_error(csp_u.world, CSP_E_BAD_REQUEST);
 }
 
+/* The index of our request in reqs likely to finish last, or -1: the
+ * last receive still pending (a receive waits for its sender), else the
+ * last pending operation (the ghost serves a user's posts in order).
+ * MPI_Waitall waits for it first, so that its sleeps end when the whole
+ * set is nearly done rather than at each completion on the way. */
+static int likely_last(int n, MPI_Request *reqs)
+{
+    int last = -1, last_recv = -1;
+    for (int i = 0; i < n; i++) {
+        struct csp_op *op = csp_req_op(reqs[i]);
+        if (!op && csp_is_preq(reqs[i])) {
+            struct csp_preq *p = csp_preq_of(reqs[i]);
+            op = p ? csp_preq_op(p) : NULL;
+        }
+        if (!op || op->state == CSP_OPS_DONE)
+            continue;
+        last = i;
+        if (op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV)
+            last_recv = i;
+    }
+    return last_recv >= 0 ? last_recv : last;
+}
+
 /* Does reqs hold any request of ours? */
 static int any_ours(int n, MPI_Request *reqs)
 {
@@ -178,6 +201,9 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     CSP_LOCK();
     csp_pump();
     int rc = MPI_SUCCESS;
+    int k = likely_last(n, reqs);
+    if (k >= 0)
+        rc = ours_wait(reqs[k]);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         if (ours(reqs[i]))
             rc = ours_wait(reqs[i]);
