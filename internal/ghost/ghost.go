@@ -69,6 +69,7 @@ type Ghost struct {
 	probes []probe // blocking native probes waiting for a message
 	match  *matcher
 	batch  [64]uint64
+	watch  watcher // users that die without MPI_Finalize (liveness.go)
 
 	Stats Stats
 }
@@ -136,6 +137,7 @@ func (g *Ghost) Close() {
 func (g *Ghost) Run() error {
 	last := time.Now()
 	for g.live > 0 || len(g.reqs) > 0 {
+		g.watchUsers()
 		did := g.drain()
 		did += g.test()
 		did += g.retryProbes()
@@ -227,10 +229,8 @@ func (g *Ghost) checkUsers() {
 		if u.done || u.broken {
 			continue
 		}
-		if err := syscall.Kill(u.pid, 0); err == syscall.ESRCH {
-			g.cfg.Log("ghost %d: user %d (pid %d) exited without MPI_Finalize", g.cfg.WRank, u.wrank, u.pid)
-			u.broken = true
-			g.live--
+		if processGone(u.pid) {
+			g.userDied(u)
 		}
 	}
 }

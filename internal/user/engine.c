@@ -81,9 +81,12 @@ void csp_poke_progress(void)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, csp_u.progress_comm, &flag, MPI_STATUS_IGNORE);
 }
 
+void csp_error_note(MPI_Comm comm, int e); /* errnote.c */
+
 int csp_error(MPI_Comm comm, enum csp_errmsg e)
 {
     int code = csp_u.errcode[e];
+    csp_error_note(comm, e);
     PMPI_Comm_call_errhandler(comm, code);
     return code;
 }
@@ -374,13 +377,10 @@ void csp_pump_slow(void)
 
 /* ---- waiting ---- */
 
-/* Is the ghost still there? A dead ghost must turn waits into errors. */
-static int ghost_alive(void)
-{
-    if (__atomic_load_n(&csp_u.ghost->state, __ATOMIC_ACQUIRE) != CSP_GHOST_RUNNING)
-        return 0;
-    return !(kill(csp_u.ghost->ghost_pid, 0) != 0 && errno == ESRCH);
-}
+/* Is the ghost still there? A dead ghost must turn waits into errors
+ * (liveness.c: a zombie counts as dead). */
+int csp_ghost_alive(void);
+#define ghost_alive csp_ghost_alive
 
 struct backoff {
     uint32_t n;

@@ -31,6 +31,12 @@ static void csp_user_on_release(struct csp_op *op)
 	}
 }
 
+// liveness.c
+void csp_liveness_start(void);
+void csp_liveness_stop(void);
+// errnote.c
+void csp_set_errtext(int e, const char *msg);
+
 static void csp_user_init_globals(void)
 {
 	pthread_mutex_init(&csp_u.lock, NULL);
@@ -164,10 +170,12 @@ func Start(cfg Config) error {
 			return fmt.Errorf("user: registering error strings: %w", err)
 		}
 		u.errcode[i] = C.int(code)
+		C.csp_set_errtext(C.int(i), C.CString(e.msg)) // kept for the process's life
 	}
 	u.spin_iters = C.uint32_t(max(cfg.SpinIters, 1))
 	u.yield_iters = C.uint32_t(max(cfg.YieldIters, 0))
 	u.sleep_us = C.uint32_t(max(cfg.SleepUS, 10))
+	C.csp_liveness_start()
 	u.on = 1
 	started = true
 	return nil
@@ -201,6 +209,7 @@ func Finish() error {
 	rc := C.csp_control(C.CSP_OP_FINALIZE, 0, 0)
 	C.csp_u._chan.user_state = C.CSP_USER_FINALIZED
 	C.csp_u.on = 0
+	C.csp_liveness_stop()
 	started = false
 	if rc != 0 {
 		return fmt.Errorf("user: the ghost did not acknowledge finalization (error %d)", rc)

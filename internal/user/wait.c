@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 int csp_block_until(int (*ready)(void *), void *arg); /* engine.c */
+int csp_test_miss(void);                              /* liveness.c */
 int csp_unhold(struct csp_op *op);                    /* engine.c */
 int csp_preq_free(struct csp_preq *p, MPI_Request *req);
 struct csp_op *csp_preq_op(struct csp_preq *p);
@@ -156,7 +157,7 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
     *flag = ours_ready(*req);
     if (*flag)
         rc = ours_complete(req, st);
-    else
+    else if ((rc = csp_test_miss()) == MPI_SUCCESS)
         csp_poke_progress();
     CSP_UNLOCK();
     return rc;
@@ -235,7 +236,7 @@ int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
     if (pending) {
         csp_poke_progress();
         *flag = 0;
-        return MPI_SUCCESS;
+        return csp_test_miss();
     }
     struct mask m;
     int rc = mask_init(&m, n, reqs);
@@ -339,8 +340,11 @@ int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
     any_ready(&a);
     CSP_UNLOCK();
     *flag = f;
-    if (!f)
+    if (!f) {
         csp_poke_progress();
+        if (a.rc == MPI_SUCCESS)
+            a.rc = csp_test_miss();
+    }
     return a.rc;
 }
 
@@ -350,8 +354,10 @@ int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
         return PMPI_Testsome(n, reqs, outcount, idx, sts);
     struct any_arg a = {.n = n, .reqs = reqs, .outcount = outcount, .idxs = idx, .st = sts, .some = 1};
     CSP_LOCK();
-    any_ready(&a);
+    int done = any_ready(&a);
     CSP_UNLOCK();
+    if (!done && a.rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+        a.rc = csp_test_miss();
     return a.rc;
 }
 
