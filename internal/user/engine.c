@@ -393,6 +393,10 @@ struct backoff {
  * user waiting for the last of them up to 64 times). */
 static uint32_t wait_target(const struct backoff *b)
 {
+    /* Posts held for lack of cells go out only when this process runs:
+     * every completion frees a cell they need. */
+    if (csp_u.nheld)
+        return CSP_WAIT_ANY;
     if (b->op && b->op->state == CSP_OPS_POSTED && !b->op->poll)
         return b->op->cell;
     return CSP_WAIT_ANY;
