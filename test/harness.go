@@ -215,7 +215,7 @@ func GoProg(t *testing.T, name string) string {
 
 // CProg compiles test/cprogs/<name>.c with mpicc -O2 and opts once per
 // distinct (name, opts) and returns the path of the program.
-func CProg(t *testing.T, name string, opts ...string) string {
+func CProg(t testing.TB, name string, opts ...string) string {
 	t.Helper()
 	r := Root(t)
 	dir := buildDir(t)
@@ -236,7 +236,7 @@ func CProg(t *testing.T, name string, opts ...string) string {
 // Lib builds lib/libcasperii.so (the interposer) once per test binary and
 // returns its absolute path. It skips the test if ./cmd/libcasperii does
 // not exist yet.
-func Lib(t *testing.T) string {
+func Lib(t testing.TB) string {
 	t.Helper()
 	r := Root(t)
 	b := buildOnce("lib", func() (string, string, error) {
@@ -260,7 +260,7 @@ func Lib(t *testing.T) string {
 // it, and fails t (fatally). Run also fails t if the job left new entries
 // in /dev/shm (they are removed) or a process of the job alive after
 // mpiexec exited (it is killed). The job's output is logged if t fails.
-func Run(t *testing.T, j Job) Result {
+func Run(t testing.TB, j Job) Result {
 	t.Helper()
 	lib := ""
 	if j.Preload {
