@@ -166,11 +166,21 @@ int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Requ
 {
     CSP_LOCK();
     struct csp_msg *m = msg_of(*msg);
+    struct csp_op *op;
+    if (!m && *msg == MPI_MESSAGE_NO_PROC && csp_u.on) {
+        /* MPI's empty status (csp_post_null_recv) */
+        int rc = csp_post_null_recv(csp_u.world, &op);
+        if (rc == MPI_SUCCESS) {
+            *msg = MPI_MESSAGE_NULL;
+            csp_req_start(op, req);
+        }
+        CSP_UNLOCK();
+        return rc;
+    }
     if (!m) {
         CSP_UNLOCK();
         return PMPI_Imrecv(buf, count, dt, msg, req);
     }
-    struct csp_op *op;
     int rc = msg_recv_op(m, buf, count, dt, &op);
     if (rc == MPI_SUCCESS) {
         *msg = MPI_MESSAGE_NULL;

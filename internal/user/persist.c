@@ -102,10 +102,11 @@ int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
-    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+    if (!c || c->algo == CSP_ALGO_OFF) {
         CSP_UNLOCK();
         return PMPI_Recv_init(buf, count, dt, src, tag, comm, req);
     }
+    /* From MPI_PROC_NULL too: each start completes at once (start()). */
     int rc = init_request(CSP_OP_RECV, buf, count, dt, src, tag, c, req);
     CSP_UNLOCK();
     return rc;
@@ -122,6 +123,14 @@ static int start(struct csp_preq *p)
         /* Buffered mode completes locally: the send goes out detached and
          * the request is complete at once, as MPI_Ibsend. */
         int rc = csp_post_bsend(p->buf, p->count, p->dt, p->peer, p->tag, p->comm, &op);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        op->persistent = 1;
+        p->op = op;
+        return MPI_SUCCESS;
+    }
+    if (p->kind == CSP_OP_RECV && p->peer == MPI_PROC_NULL) {
+        int rc = csp_post_null_recv(p->comm->comm, &op);
         if (rc != MPI_SUCCESS)
             return rc;
         op->persistent = 1;

@@ -279,6 +279,26 @@ int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return rc;
 }
 
+/* csp_post_null_recv returns a finished receive from MPI_PROC_NULL with
+ * MPI's status for it: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
+ * (MPICH 4.0.2 completes its own such requests with source 0 and tag 0,
+ * pmodels/mpich#6805, fixed after 4.0.2.) */
+int csp_post_null_recv(MPI_Comm comm, struct csp_op **done)
+{
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return csp_error(comm, CSP_E_NOMEM);
+    op->kind = CSP_OP_RECV;
+    op->state = CSP_OPS_DONE;
+    op->st_source = MPI_PROC_NULL;
+    op->st_tag = MPI_ANY_TAG;
+    op->st_error = MPI_SUCCESS;
+    op->st_bytes = 0;
+    op->st_cancelled = 0;
+    *done = op;
+    return MPI_SUCCESS;
+}
+
 int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
@@ -286,12 +306,19 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     int rc;
-    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+    if (!c || c->algo == CSP_ALGO_OFF) {
         csp_u.n_direct++;
         CSP_UNLOCK();
         return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
     }
     struct csp_op *op;
+    if (src == MPI_PROC_NULL) {
+        csp_u.n_direct++;
+        if ((rc = csp_post_null_recv(comm, &op)) == MPI_SUCCESS)
+            csp_req_start(op, req);
+        CSP_UNLOCK();
+        return rc;
+    }
     if ((rc = csp_post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS &&
         (rc = csp_start_request(op, req)) == MPI_SUCCESS)
         csp_u.n_irecv++;

@@ -234,6 +234,8 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
 int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
                   struct csp_comm *c, struct csp_op **opp);
 int csp_start_request(struct csp_op *op, MPI_Request *req);
+/* A finished receive from MPI_PROC_NULL (MPI's empty status). */
+int csp_post_null_recv(MPI_Comm comm, struct csp_op **done);
 
 /* ---- completion (wait.c) ---- */
 int csp_wait(MPI_Request *req, MPI_Status *st);
