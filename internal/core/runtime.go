@@ -409,7 +409,13 @@ func Finalize() error {
 		r.printStats()
 	}
 	if r.role == RoleUser {
-		err = user.Finish()
+		if uerr := user.Finish(); uerr != nil {
+			// Once MPI is finalized no error code can carry the message
+			// (registering one would abort): say it here and return the
+			// bare class.
+			r.logf("%v", uerr)
+			err = &mpi.Error{Code: mpi.ErrOther, Class: mpi.ErrOther, Func: "MPI_Finalize", Msg: uerr.Error()}
+		}
 	}
 	if ferr := mpi.Finalize(); err == nil {
 		err = ferr
@@ -417,11 +423,18 @@ func Finalize() error {
 	return err
 }
 
+// printStats prints the casperii-stats line. Its last three fields are
+// what the fast path still holds once every operation posted so far has
+// finished (MPI_Finalize waits for them anyway): cells out of the free
+// pool, live operation records, and bytes of the shared heap handed out.
+// All three are 0 unless the application still holds requests or
+// MPI_Alloc_mem memory, or the runtime leaks.
 func (r *runtime) printStats() {
+	use, _ := user.CurrentUsage(true)
 	s := user.CurrentStats()
 	urank, _ := r.userWorld.Rank()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d sleeps=%d probes=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Sleeps, s.Probes)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d sleeps=%d probes=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Sleeps, s.Probes, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.
