@@ -1,0 +1,347 @@
+package test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Reliability: faults, bad input, load, hostile shared memory, leaks.
+// The programs are test/cprogs/rel_*.c; they reach the runtime's test
+// hooks (internal/user/testhook.c) through dlsym in the preloaded library.
+
+// relLayout: 2 nodes of 1 ghost + 2 users, so a ghost serves two users.
+var relLayout = Layout{N: 6, NodeSize: 3}
+
+// TestGhostKilled: a ghost SIGKILLed in the middle of a ring exchange
+// ends the job within seconds, leaving no process and nothing in
+// /dev/shm behind (Run checks both).
+func TestGhostKilled(t *testing.T) {
+	prog := CProg(t, "rel_fault")
+	// Under mpiexec as it is, the launcher notices the dead process and
+	// tears the job down.
+	t.Run("mpiexec", func(t *testing.T) {
+		res := Run(t, Job{Layout: relLayout, Prog: prog, Args: []string{"killghost", "wait", "fatal"},
+			Preload: true, Timeout: 30 * time.Second})
+		require.NotEqual(t, 0, res.ExitCode, "the job fails")
+		require.Less(t, res.Duration, 10*time.Second, "the job ends promptly")
+	})
+	// With the launcher stopped (it can neither reap the dead ghost nor
+	// kill anything), the runtime itself must notice: every user of the
+	// dead ghost gets an error from its next completion call, one line
+	// long, instead of hanging. The users then resume the launcher and
+	// abort.
+	for _, c := range []struct{ name, poll, handler string }{
+		{"waitall", "wait", "return"},
+		{"test-loop", "test", "return"},
+		{"fatal-handler", "wait", "fatal"},
+	} {
+		t.Run("launcher-stopped/"+c.name, func(t *testing.T) {
+			out, read := relOut(t)
+			res := Run(t, Job{Layout: relLayout, Prog: prog, Args: []string{"killghost", c.poll, c.handler, "stop"},
+				Preload: true, Timeout: 30 * time.Second, Env: []string{out}})
+			require.NotEqual(t, 0, res.ExitCode, "the job fails")
+			rs := read()
+			killed := Select(rs, "test=killed")
+			require.Len(t, killed, 1, "user 0 killed its ghost")
+			kt, _ := killed[0].Int("t_ms")
+			if c.handler == "fatal" {
+				// MPI's default handler aborts the job with our message.
+				require.Contains(t, res.Stderr, "the ghost process serving this process has exited")
+				require.Less(t, res.Duration, 10*time.Second, "the job ends promptly")
+				return
+			}
+			gone := Select(rs, "test=ghost-gone")
+			require.NotEmpty(t, gone, "a user of the dead ghost reports the error")
+			for _, f := range gone {
+				require.True(t, f.Match("ok=1"), f.Line())
+				require.Contains(t, f["msg"], "the_ghost_process_serving_this_process_has_exited", f.Line())
+				r, _ := f.Int("rank")
+				require.Contains(t, []int64{0, 1}, r, "only the dead ghost's users (0 and 1) fail: %s", f.Line())
+				et, _ := f.Int("t_ms")
+				t.Logf("rank %d: error %d ms after the kill", r, et-kt)
+				require.Less(t, et-kt, int64(2000), "the error comes fast: %s", f.Line())
+			}
+			require.Less(t, res.Duration, 10*time.Second, "the job ends promptly")
+		})
+	}
+}
+
+// TestUserKilled: a user SIGKILLed while its ghost holds offloaded
+// receives for it ends the job; the ghosts exit.
+func TestUserKilled(t *testing.T) {
+	prog := CProg(t, "rel_fault")
+	t.Run("mpiexec", func(t *testing.T) {
+		res := Run(t, Job{Layout: relLayout, Prog: prog, Args: []string{"killuser", "1"}, Preload: true, Timeout: 30 * time.Second})
+		require.NotEqual(t, 0, res.ExitCode)
+		require.Less(t, res.Duration, 10*time.Second, "the job ends promptly")
+	})
+	t.Run("launcher-stopped", func(t *testing.T) {
+		out, read := relOut(t)
+		res := Run(t, Job{Layout: relLayout, Prog: prog, Args: []string{"killuser", "1", "stop"}, Preload: true,
+			Timeout: 30 * time.Second, Env: []string{out}})
+		require.NotEqual(t, 0, res.ExitCode)
+		rs := read()
+		exited := Select(rs, "test=ghost-exited")
+		require.Len(t, exited, 1, "user 2 saw the victim's ghost exit")
+		require.True(t, exited[0].Match("ok=1"), exited[0].Line())
+		ms, _ := exited[0].Int("after_ms")
+		t.Logf("the victim's ghost exited %d ms after the victim", ms)
+		require.Contains(t, res.Stderr, "exited without MPI_Finalize; ending the job")
+		require.Less(t, res.Duration, 10*time.Second, "the job ends promptly")
+	})
+}
+
+// TestAbortAnyUser: MPI_Abort from any user (not only rank 0, on
+// MPI_COMM_WORLD or on MPI_COMM_SELF) ends the whole job, ghosts included,
+// while the ghosts hold offloaded receives.
+func TestAbortAnyUser(t *testing.T) {
+	prog := CProg(t, "rel_fault")
+	for _, c := range []struct{ who, comm string }{{"3", "world"}, {"1", "self"}} {
+		t.Run(fmt.Sprintf("rank%s-%s", c.who, c.comm), func(t *testing.T) {
+			res := Run(t, Job{Layout: relLayout, Prog: prog, Args: []string{"abort", c.who, c.comm}, Preload: true, Timeout: 30 * time.Second})
+			require.NotEqual(t, 0, res.ExitCode)
+			require.Less(t, res.Duration, 10*time.Second, "the job ends promptly")
+			require.Len(t, Select(Results(res.Stdout), "test=ready"), relLayout.Users(), "every user got there")
+		})
+	}
+}
+
+// relOut returns the REL_OUT=<file> setting with which the rel_* programs
+// also append their result lines to a file (stdout does not survive a
+// stopped or aborting launcher reliably), and a function that parses it.
+func relOut(t *testing.T) (string, func() []Fields) {
+	path := filepath.Join(t.TempDir(), "results")
+	return "REL_OUT=" + path, func() []Fields { return Results(readFile(path)) }
+}
+
+// relStats parses the casperii-stats lines, one per user, and checks that
+// every user holds nothing at MPI_Finalize: no cell out of its pool, no
+// operation record, no shared-heap byte (the fields printed after draining
+// every operation).
+func relStats(t *testing.T, res Result, users int, clean bool) map[int]Stats {
+	t.Helper()
+	st, err := StatsLines(res.Stderr)
+	require.NoError(t, err)
+	require.Len(t, st, users, "one casperii-stats line per user")
+	if clean {
+		for r, s := range st {
+			for _, k := range []string{"cells_in_use", "ops_live", "heap_in_use"} {
+				v, ok := s.Fields.Int(k)
+				require.True(t, ok, "rank %d: no %s in %s", r, k, s.Fields.Line())
+				require.Zero(t, v, "rank %d holds %s at MPI_Finalize: %s", r, k, s.Fields.Line())
+			}
+		}
+	}
+	return st
+}
+
+// relResults checks that the job exited 0 and that every result line says
+// ok=1, and returns them.
+func relResults(t *testing.T, res Result) []Fields {
+	t.Helper()
+	require.Equal(t, 0, res.ExitCode, "the job failed")
+	rs := Results(res.Stdout)
+	for _, f := range rs {
+		require.True(t, f.Match("ok=1"), "a check failed: %s", f.Line())
+	}
+	return rs
+}
+
+// TestBadInput: the bad-input matrix (test/cprogs/rel_badinput.c) on every
+// offload algorithm. Errors come back as their MPI error class with a
+// one-line message, post nothing (cells, records and heap bytes in use are
+// unchanged) and leave the communicator working; MPI_PROC_NULL completes
+// at once with MPI's empty status; unknown hint keys are ignored, bad
+// values rejected; buffers outside the shared heap are bounced, counted
+// exactly in CSP_STATS bounce=. (TestInterposeErrors covers the world
+// communicator and MPI_Comm_free of it; TestFailFast the Go API.)
+func TestBadInput(t *testing.T) {
+	l := relLayout
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "rel_badinput"), Preload: true, Env: []string{"CSP_STATS=1"}})
+	rs := relResults(t, res)
+	users, modes := l.Users(), 4
+	for name, perMode := range map[string]int{
+		"setup": 1, "tag-above-ub": 2, "tag-negative": 2, "count-negative": 2, "rank-invalid": 3,
+		"no-side-effects": 1, "bounce": 1,
+		"proc-null/recv": 1, "proc-null/irecv": 1, "proc-null/send": 1, "proc-null/isend": 1,
+		"proc-null/ssend": 1, "proc-null/sendrecv": 1, "proc-null/probe": 1, "proc-null/iprobe": 1,
+		"proc-null/mprobe-mrecv": 1, "proc-null/improbe-imrecv": 1, "proc-null/isendrecv": 1,
+		"proc-null/persistent": 1, "proc-null/mixed-waitall": 1,
+	} {
+		require.Len(t, Select(rs, "test="+name), users*modes*perMode, name)
+	}
+	for _, key := range []string{"wildcard_used", "shmbuf_regist", "async_config", "datatype_used", "offload_min_msgsz"} {
+		require.Len(t, Select(rs, "test=hint-value/"+key), users, key)
+		require.Len(t, Select(rs, "test=hint-value-comm-works", "mode="+key), users, key)
+	}
+	require.Len(t, Select(rs, "test=hint-unknown-key"), 2*users)
+	st := relStats(t, res, users, true)
+	for _, f := range Select(rs, "test=bounce-count") {
+		r, _ := f.Int("rank")
+		want, _ := f.Int("expect_bounce")
+		require.Positive(t, want)
+		require.Equal(t, want, st[int(r)].Bounce, "every operation on memory outside the shared heap is bounced, and counted: %s", st[int(r)].Fields.Line())
+	}
+
+	// Configurations that cannot run: every process ends at MPI_Init with
+	// one line naming the problem and the fix.
+	for _, c := range []struct {
+		name   string
+		layout Layout
+		env    []string
+		want   []string
+	}{
+		{"ng-too-large", Layout{N: 4, NodeSize: 2, NG: 2}, nil, []string{"CSP_NG=2 leaves no user among the 2 processes of a node", "lower CSP_NG"}},
+		{"node-size-not-dividing", Layout{N: 4, NodeSize: 3}, nil, []string{"CSP_NODE_SIZE=3 does not divide the 4 processes", "use a divisor of 4"}},
+		{"cells-out-of-range", Layout{N: 4, NodeSize: 2}, []string{"CSP_OFFLOAD_SHMQ_NCELLS=4"}, []string{`CSP_OFFLOAD_SHMQ_NCELLS="4" is not valid`, "between 16 and 65536"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Run(t, Job{Layout: c.layout, Prog: CProg(t, "rel_badinput"), Preload: true, Env: c.env, Timeout: 30 * time.Second})
+			require.NotEqual(t, 0, res.ExitCode)
+			require.Less(t, res.Duration, 10*time.Second)
+			require.Empty(t, Results(res.Stdout), "no process got past MPI_Init")
+			found := false
+			for _, line := range strings.Split(res.Stderr, "\n") {
+				all := strings.HasPrefix(line, "casperii: ")
+				for _, w := range c.want {
+					all = all && strings.Contains(line, w)
+				}
+				found = found || all
+			}
+			require.True(t, found, "no line of stderr has all of %q", c.want)
+		})
+	}
+}
+
+// TestHostileCells: a user that writes malformed cells (out-of-range
+// segment, offset, length, peer, slot, tag, operation, mode, cancel and
+// segment targets, unknown matched message; values on its ring that are no
+// cell index; a cell of generation 0) gets an error completion with the
+// right MPI error class for each, the ghost logs one line each, and keeps
+// serving: the same user's next valid operations and the ghost's other
+// user (checked ping-pongs after every case), and the other node.
+func TestHostileCells(t *testing.T) {
+	l := relLayout
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "rel_hostile"), Args: []string{"cells"}, Preload: true, Timeout: 60 * time.Second})
+	rs := relResults(t, res)
+	cases := Select(rs, "test=hostile")
+	require.Len(t, cases, 19, "every hostile case ran")
+	require.Len(t, Select(rs, "test=served"), 2*(len(cases)+1), "a ping-pong before and after every case, on both users")
+	require.Len(t, Select(rs, "test=others"), 2)
+	for _, want := range []string{
+		"bad segment 100000: not an entry of the segment table",
+		"bad segment 255: not mapped",
+		"bad offset 1099511627776",
+		"bad offset 18446744073709551608",
+		"bad length 1099511627776",
+		"bad length 2147483648",
+		"bad peer 1048576: not a world rank",
+		"bad slot 1048576: not an internal communicator",
+		"bad tag 2147483647",
+		"bad op 77: unknown operation",
+		"bad mode 9: unknown matching mode",
+		"bad cancel target 1073741824",
+		"message 987654 is not a matched message of this user",
+		"published cell index 1099511627776, outside its",
+		"published cell index 18446744073709551615, outside its",
+		"bad generation 0",
+	} {
+		require.Contains(t, res.Stderr, want)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(res.Stderr), "\n") {
+		require.True(t, strings.HasPrefix(line, "casperii: ghost "), "every line is the ghost's: %q", line)
+	}
+}
+
+// TestHostileRing: a user that corrupts its submission ring's indices is
+// no longer served (one log line); the ghost keeps serving its other user
+// and exits when that one finalizes; the broken user's MPI_Finalize
+// returns an error instead of hanging.
+func TestHostileRing(t *testing.T) {
+	l := relLayout
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "rel_hostile"), Args: []string{"ring"}, Preload: true, Timeout: 60 * time.Second})
+	rs := relResults(t, res)
+	require.Len(t, Select(rs, "test=served", "case=corrupt-tail"), 1)
+	require.Len(t, Select(rs, "test=others"), 2)
+	fin := Select(rs, "test=finalize")
+	require.Len(t, fin, 1)
+	require.False(t, fin[0].Match("rc=0"), "MPI_Finalize of the broken user reports the error: %s", fin[0].Line())
+	require.Contains(t, res.Stderr, "submission ring is corrupt")
+	require.Contains(t, res.Stderr, "no longer serving it")
+}
+
+// TestLoad: backpressure with a small cell pool (CSP_OFFLOAD_SHMQ_NCELLS=64).
+// The sender posts 1,000,000 8-byte sends without ever waiting
+// (MPI_Isend + MPI_Request_free), the receiver keeps 10,000 receives
+// outstanding: nothing fails, nothing is lost or reordered (receive i gets
+// message i), memory grows by at most a few hundred bytes per operation
+// waiting for a cell and is reused by a second burst, and everything is
+// back in its pool at the end. (Plain MPICH 4.0.2 aborts on the same
+// burst: its request pool runs out.)
+func TestLoad(t *testing.T) {
+	prog := CProg(t, "rel_load")
+	for _, c := range []struct {
+		name          string
+		n, second, w  int
+		size          int
+		buf, wildcard string
+		timeout       time.Duration
+	}{
+		{"1M-sends", 1000000, 200000, 10000, 8, "regist", "none", 120 * time.Second},
+		{"bounced", 100000, 0, 10000, 64, "plain", "none", 60 * time.Second},
+		{"ghost-matched", 200000, 0, 10000, 8, "regist", "any_src", 60 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := Layout{N: 4, NodeSize: 2}
+			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Timeout: c.timeout,
+				Args: []string{fmt.Sprint(c.n), fmt.Sprint(c.w), fmt.Sprint(c.size), c.buf, c.wildcard, fmt.Sprint(c.second)},
+				Env:  []string{"CSP_STATS=1", "CSP_OFFLOAD_SHMQ_NCELLS=64"}})
+			rs := relResults(t, res)
+			st := relStats(t, res, l.Users(), true)
+			for _, role := range []string{"send", "recv"} {
+				fs := Select(rs, "test=load", "role="+role)
+				require.Len(t, fs, 1, role)
+				f := fs[0]
+				t.Logf("%s", f.Line())
+				for _, k := range []string{"bad_seq", "errors", "cells", "ops", "heap", "held"} {
+					v, ok := f.Int(k)
+					require.True(t, ok && v == 0, "%s=%d: %s", k, v, f.Line())
+				}
+				h0, _ := f.Int("hwm0_kib")
+				h1, _ := f.Int("hwm1_kib")
+				h2, _ := f.Int("hwm2_kib")
+				growth := (h1 - h0) * 1024
+				if role == "send" {
+					// Every send waits for a cell as an operation record
+					// (~220 bytes here) plus its bounce copy if any; the
+					// buffer itself is the program's.
+					per := int64(256)
+					if c.buf == "plain" {
+						per += 64 + int64(c.size)
+					}
+					bound := int64(c.n)*(per+int64(c.size)) + 32<<20
+					t.Logf("sender: VmHWM grew %d MiB for %d messages (%d bytes each; bound %d MiB)", growth>>20, c.n, growth/int64(c.n), bound>>20)
+					require.LessOrEqual(t, growth, bound, f.Line())
+				} else {
+					t.Logf("receiver: VmHWM grew %d MiB with %d receives outstanding", growth>>20, c.w)
+					require.LessOrEqual(t, growth, int64(64<<20), f.Line())
+				}
+				if c.second > 0 {
+					require.LessOrEqual(t, (h2-h1)*1024, int64(16<<20), "a second burst reuses the memory of the first: %s", f.Line())
+				}
+			}
+			for r, s := range st {
+				if c.buf == "plain" {
+					require.GreaterOrEqual(t, s.Bounce, int64(c.n), "rank %d: every message is bounced: %s", r, s.Fields.Line())
+				} else {
+					require.LessOrEqual(t, s.Bounce, int64(2), "rank %d: registered buffers are not bounced: %s", r, s.Fields.Line())
+				}
+			}
+		})
+	}
+}
