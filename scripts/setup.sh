@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what CasperII needs on a Debian machine: MPICH (the MPI it runs
 # on), its headers, a Fortran compiler for the Fortran test, pkg-config,
-# make and gcc. Go must already be installed (/usr/local/go or on PATH).
-# Safe to run again; does nothing when everything is there.
+# make, gcc, and valgrind (the memcheck test of the C fast path). Go must
+# already be installed (/usr/local/go or on PATH). Safe to run again; does nothing when everything is there.
 set -euo pipefail
 
 need=()
@@ -12,13 +12,14 @@ command -v mpifort >/dev/null 2>&1 && command -v gfortran >/dev/null 2>&1 || nee
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
+command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update
-  $SUDO apt-get install -y --no-install-recommends mpich libmpich-dev gfortran pkg-config make gcc </dev/null
+  $SUDO apt-get install -y --no-install-recommends mpich libmpich-dev gfortran pkg-config make gcc valgrind </dev/null
 fi
 
 if ! command -v go >/dev/null 2>&1 && [ ! -x /usr/local/go/bin/go ]; then

@@ -2,6 +2,8 @@ package test
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -340,6 +342,90 @@ func TestLoad(t *testing.T) {
 					require.GreaterOrEqual(t, s.Bounce, int64(c.n), "rank %d: every message is bounced: %s", r, s.Fields.Line())
 				} else {
 					require.LessOrEqual(t, s.Bounce, int64(2), "rank %d: registered buffers are not bounced: %s", r, s.Fields.Line())
+				}
+			}
+		})
+	}
+}
+
+// TestLeaks: after a long run of mixed operations every cell is back in
+// its pool, every operation record returned and the shared heap's bytes in
+// use back to zero (the CSP_STATS fields printed at MPI_Finalize, after
+// draining): the randomized matching program (every send mode, persistent
+// requests, probes, matched probes, cancels, the whole Wait/Test family,
+// messages up to 1 MiB) and rel_mixed (buffered and synchronous modes,
+// Isendrecv, idup, registered memory coming and going, which also checks
+// the counts after every round). CSP_HEAP_ARENA=20 (1 MiB arenas) makes
+// the large bounce copies take and give back segments of their own.
+func TestLeaks(t *testing.T) {
+	l := relLayout
+	env := []string{"CSP_STATS=1", "CSP_HEAP_ARENA=20"}
+	for i, mode := range []string{"any_src", "none"} {
+		t.Run("rmatch/"+mode, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: CProg(t, "rmatch"), Args: []string{fmt.Sprint(4242 + i), "4000", mode},
+				Preload: true, Env: env, Timeout: 120 * time.Second})
+			require.Equal(t, 0, res.ExitCode, "rmatch failed")
+			st := relStats(t, res, l.Users(), true)
+			for r, s := range st {
+				require.Positive(t, s.Bounce, "rank %d: the bounce path ran: %s", r, s.Fields.Line())
+			}
+		})
+		t.Run("mixed/"+mode, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: CProg(t, "rel_mixed"), Args: []string{"30", mode},
+				Preload: true, Env: env, Timeout: 120 * time.Second})
+			rs := relResults(t, res)
+			require.Len(t, Select(rs, "test=mixed", "rounds=30", "hooks=1"), l.Users())
+			relStats(t, res, l.Users(), true)
+		})
+	}
+}
+
+// TestValgrindFastPath runs the user processes (the C fast path: posting,
+// completion, the bounce heap, the interposer) under valgrind's memcheck
+// and requires no invalid access, no use of uninitialised memory and no
+// definite leak outside MPICH, UCX, hwloc and the Go runtime
+// (test/valgrind.supp). The ghosts run natively.
+func TestValgrindFastPath(t *testing.T) {
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("valgrind is not installed (scripts/setup.sh installs it)")
+		}
+		t.Skip("valgrind is not installed (scripts/setup.sh installs it)")
+	}
+	supp := filepath.Join(Root(t), "test", "valgrind.supp")
+	for _, c := range []struct {
+		prog string
+		args []string
+	}{
+		{"rel_mixed", []string{"3", "any_src"}},
+		{"rel_badinput", nil},
+	} {
+		t.Run(c.prog, func(t *testing.T) {
+			dir := t.TempDir()
+			// Layout n4-node2: world ranks 1 and 3 are the users.
+			wrap := filepath.Join(dir, "vgwrap.sh")
+			script := "#!/bin/sh\ncase \"$PMI_RANK\" in\n1|3) exec " + vg +
+				" --tool=memcheck --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite" +
+				" --num-callers=30 --suppressions=" + supp + " --log-file=" + dir + "/vg.%p.log \"$@\" ;;\n" +
+				"*) exec \"$@\" ;;\nesac\n"
+			require.NoError(t, os.WriteFile(wrap, []byte(script), 0o755))
+			l := Layout{N: 4, NodeSize: 2}
+			res := Run(t, Job{Layout: l, Prog: wrap, Args: append([]string{CProg(t, c.prog)}, c.args...),
+				Preload: true, Timeout: 120 * time.Second,
+				// The Go runtime's preemption signals write on goroutine
+				// stacks in ways memcheck flags; Go's advice is to turn
+				// them off under valgrind.
+				Env: []string{"CSP_HEAP_ARENA=20", "GODEBUG=asyncpreemptoff=1"}})
+			rs := relResults(t, res)
+			require.NotEmpty(t, rs)
+			logs, _ := filepath.Glob(filepath.Join(dir, "vg.*.log"))
+			require.Len(t, logs, l.Users(), "one valgrind log per user")
+			for _, lg := range logs {
+				text := readFile(lg)
+				if !strings.Contains(text, "ERROR SUMMARY: 0 errors") || !strings.Contains(text, "definitely lost: 0 bytes") &&
+					!strings.Contains(text, "All heap blocks were freed") {
+					t.Errorf("valgrind found errors in our code (%s):\n%s", lg, text)
 				}
 			}
 		})
