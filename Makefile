@@ -65,3 +65,11 @@ fuzz:
 clean:
 	rm -f lib/libcasperii.so lib/libcasperii.h
 	$(GO) clean -testcache
+
+# The randomized matching test (test/match_test.go) repeated with fresh
+# seeds for SOAKTIME (default 5m), compared receive by receive with plain
+# MPI: zero mismatches or it fails. Not part of `make test`.
+SOAKTIME ?= 5m
+.PHONY: soak
+soak: build
+	CASPERII_SOAK=$(SOAKTIME) $(GO) test -count=1 -v -timeout 60m -run '^TestRandomizedMatching$$' ./test/

@@ -2,9 +2,11 @@ package test
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -22,39 +24,73 @@ const matchMessages = 10000
 // sources, tags, wildcards (where the mode allows them), sizes up to 1 MiB,
 // send modes, persistent requests, probes, and completion calls. rmatch
 // itself checks every payload and status.
+//
+// CASPERII_SOAK=<duration> (for example 5m; make soak) repeats the round
+// of four modes with fresh seeds until the duration has passed, and
+// reports how many receives were compared: any mismatch fails.
 func TestRandomizedMatching(t *testing.T) {
 	prog := CProg(t, "rmatch")
-	for i, mode := range matchModes {
-		t.Run(strings.ReplaceAll(mode, "|", "+"), func(t *testing.T) {
-			seed := fmt.Sprint(1000 + i)
-			args := []string{seed, fmt.Sprint(matchMessages), mode}
-			if i%2 == 1 {
-				args = append(args, "regist") // registered buffers: no bounce copies
-			}
-			ref := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: args, Preload: true,
-				Env: []string{"CSP_NG=0"}, Timeout: 180e9})
-			require.Zero(t, ref.ExitCode, "plain MPI run:\n%s", ref.Output())
-			csp := Run(t, Job{Layout: Layout{N: 6, NodeSize: 3}, Prog: prog, Args: args, Preload: true,
-				Env: []string{"CSP_STATS=1"}, Timeout: 180e9})
-			require.Zero(t, csp.ExitCode, "CasperII run:\n%s", csp.Output())
-
-			want, got := matchLog(ref.Stdout), matchLog(csp.Stdout)
-			require.GreaterOrEqual(t, len(want), matchMessages, "every message is logged")
-			require.Equal(t, len(want), len(got), "receives logged")
-			for k := range want {
-				require.Equal(t, want[k], got[k], "receive %d differs from plain MPI", k)
-			}
-			stats, err := StatsLines(csp.Stderr)
-			require.NoError(t, err)
-			require.Len(t, stats, 4)
-			for _, s := range stats {
-				require.Positive(t, s.IrecvOffloaded, "the offload path ran: %s", s.Fields.Line())
-				if i%2 == 1 {
-					require.Zero(t, s.Bounce, "registered buffers need no bounce copy: %s", s.Fields.Line())
-				}
-			}
-		})
+	soak := time.Duration(0)
+	if v := os.Getenv("CASPERII_SOAK"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err, "CASPERII_SOAK=%q is not a duration (for example 5m)", v)
+		soak = d
 	}
+	start := time.Now()
+	compared, runs := 0, 0
+	for round := 0; round == 0 || time.Since(start) < soak; round++ {
+		for i, mode := range matchModes {
+			name := strings.ReplaceAll(mode, "|", "+")
+			seed := 1000 + i
+			if round > 0 {
+				name = fmt.Sprintf("soak%d-%s", round, name)
+				seed = 1000 + 100*round + i
+			}
+			t.Run(name, func(t *testing.T) {
+				compared += matchRun(t, prog, mode, fmt.Sprint(seed), (i+round)%2 == 1)
+				runs++
+			})
+			if t.Failed() {
+				t.Fatalf("stopped after a mismatch (round %d, mode %s, seed %d)", round, mode, seed)
+			}
+		}
+	}
+	if soak > 0 {
+		t.Logf("soak: %d runs, %d receives compared with plain MPI, 0 mismatches, in %v", runs, compared, time.Since(start).Round(time.Second))
+	}
+}
+
+// matchRun runs rmatch with seed in mode under plain MPI and under
+// CasperII, requires the two receive logs to be identical, and returns how
+// many receives it compared.
+func matchRun(t *testing.T, prog, mode, seed string, regist bool) int {
+	args := []string{seed, fmt.Sprint(matchMessages), mode}
+	if regist {
+		args = append(args, "regist") // registered buffers: no bounce copies
+	}
+	ref := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: args, Preload: true,
+		Env: []string{"CSP_NG=0"}, Timeout: 180e9})
+	require.Zero(t, ref.ExitCode, "plain MPI run:\n%s", ref.Output())
+	csp := Run(t, Job{Layout: Layout{N: 6, NodeSize: 3}, Prog: prog, Args: args, Preload: true,
+		Env: []string{"CSP_STATS=1"}, Timeout: 180e9})
+	require.Zero(t, csp.ExitCode, "CasperII run:\n%s", csp.Output())
+
+	want, got := matchLog(ref.Stdout), matchLog(csp.Stdout)
+	require.GreaterOrEqual(t, len(want), matchMessages, "every message is logged")
+	require.Equal(t, len(want), len(got), "receives logged")
+	for k := range want {
+		require.Equal(t, want[k], got[k], "receive %d differs from plain MPI", k)
+	}
+	stats, err := StatsLines(csp.Stderr)
+	require.NoError(t, err)
+	require.Len(t, stats, 4)
+	for _, s := range stats {
+		require.Positive(t, s.IrecvOffloaded, "the offload path ran: %s", s.Fields.Line())
+		if regist {
+			require.Zero(t, s.Bounce, "registered buffers need no bounce copy: %s", s.Fields.Line())
+		}
+	}
+	return len(want)
 }
 
 // matchLog returns rmatch's receive lines, sorted (ranks interleave).
