@@ -220,6 +220,23 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestOtherMPI: lib/libcasperii.so loaded into a program of another MPI
+// stops at MPI_Init with one line saying so, before any MPI call (which
+// would crash: the library speaks MPICH's ABI). Open MPI is not installed
+// here, so a stand-in library defining Open MPI's ompi_mpi_init is
+// preloaded too; the library recognizes Open MPI by that symbol.
+func TestOtherMPI(t *testing.T) {
+	dir := t.TempDir()
+	src, so := filepath.Join(dir, "fakeompi.c"), filepath.Join(dir, "libfakeompi.so")
+	require.NoError(t, os.WriteFile(src, []byte("void ompi_mpi_init(void) {}\n"), 0o644))
+	require.NoError(t, runTool(dir, "gcc", "-shared", "-fPIC", src, "-o", so))
+	res := Run(t, Job{Layout: Layout{N: 2}, Prog: CProg(t, "rel_badinput"), Timeout: 30 * time.Second,
+		Env: []string{"LD_PRELOAD=" + Lib(t) + ":" + so}})
+	require.NotEqual(t, 0, res.ExitCode)
+	require.Empty(t, Results(res.Stdout), "no process got past MPI_Init")
+	require.Contains(t, res.Stderr, "casperii: this program runs on Open MPI (ompi_mpi_init is defined), and CasperII works with MPICH only")
+}
+
 // TestHostileCells: a user that writes malformed cells (out-of-range
 // segment, offset, length, peer, slot, tag, operation, mode, cancel and
 // segment targets, unknown matched message; values on its ring that are no

@@ -95,6 +95,12 @@ func Init(required int) (int, error) {
 	if rt != nil {
 		return 0, errors.New("CasperII: MPI is already initialized")
 	}
+	if why := mpi.ForeignMPI(); why != "" {
+		// No MPI call is safe: say why and stop this process (every
+		// process of the job does the same).
+		fmt.Fprintf(os.Stderr, "casperii: %s\n", why)
+		os.Exit(1)
+	}
 	cfg, cfgErr := ReadConfig()
 	provided, err := mpi.InitThread(required)
 	if err != nil {

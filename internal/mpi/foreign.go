@@ -1,0 +1,35 @@
+package mpi
+
+/*
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stddef.h>
+
+// The first symbol defined in the process among a few that only Open MPI
+// defines, or NULL.
+static const char *csp_openmpi_symbol(void)
+{
+	static const char *names[] = {"ompi_mpi_init", "ompi_mpi_comm_world", "ompi_mpi_finalize"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (dlsym(RTLD_DEFAULT, names[i]))
+			return names[i];
+	return NULL;
+}
+*/
+import "C"
+
+import "fmt"
+
+// ForeignMPI says why the process cannot run on this package, or "": it
+// is built for MPICH's ABI (integer handles, libmpich.so.12), so a program
+// built with another MPI (it brings its own MPI_*/PMPI_* symbols, which
+// win the dynamic linker's lookup) would crash in the first MPI call. Open
+// MPI is recognized by its own symbols. It must be called before any MPI
+// function.
+func ForeignMPI() string {
+	if s := C.csp_openmpi_symbol(); s != nil {
+		return fmt.Sprintf("this program runs on Open MPI (%s is defined), and CasperII works with MPICH only (libmpich.so.12): "+
+			"build the program with MPICH's mpicc or mpifort, or run it without lib/libcasperii.so", C.GoString(s))
+	}
+	return ""
+}
