@@ -9,6 +9,9 @@
  *   count-negative                 MPI_ERR_COUNT (send and receive side)
  *   rank-invalid                   MPI_ERR_RANK  (size, -7 as destination;
  *                                                 size+3 as source)
+ *   too-big                        MPI_ERR_COUNT (2 GiB or more)
+ *   wildcard-ruled-out             MPI_ERR_RANK / MPI_ERR_TAG (a wildcard the
+ *                                  communicator's wildcard_used excludes)
  *   hint-value/<key>               MPI_ERR_INFO_VALUE naming key and value
  * Accepted:
  *   hint-unknown-key               unknown keys are ignored (MPI says so):
@@ -111,6 +114,20 @@ static void errors(MPI_Comm c, const char *m)
     check_err("rank-invalid", m, MPI_Isend(x, 1, MPI_INT, size, 1, c, &r), MPI_ERR_RANK, NULL, NULL);
     check_err("rank-invalid", m, MPI_Send(x, 1, MPI_INT, -7, 1, c), MPI_ERR_RANK, NULL, NULL);
     check_err("rank-invalid", m, MPI_Irecv(x, 1, MPI_INT, size + 3, 1, c, &r), MPI_ERR_RANK, NULL, NULL);
+    /* 2 GiB or more in one message (the buffer is never touched) */
+    check_err("too-big", m, MPI_Isend(x, 600 * 1000 * 1000, MPI_INT, 0, 1, c, &r), MPI_ERR_COUNT, "2_GiB", NULL);
+    check_err("too-big", m, MPI_Isend_c(x, (MPI_Count)3 << 30, MPI_BYTE, 0, 1, c, &r), MPI_ERR_COUNT, "2_GiB",
+              NULL);
+    /* wildcards the communicator's wildcard_used rules out */
+    if (strcmp(m, "none") == 0) {
+        check_err("wildcard-ruled-out", m, MPI_Irecv(x, 1, MPI_INT, MPI_ANY_SOURCE, 1, c, &r), MPI_ERR_RANK,
+                  "wildcard_used", NULL);
+        check_err("wildcard-ruled-out", m, MPI_Irecv(x, 1, MPI_INT, 0, MPI_ANY_TAG, c, &r), MPI_ERR_TAG,
+                  "wildcard_used", NULL);
+    } else if (strcmp(m, "any_tag_same_tag") == 0) {
+        check_err("wildcard-ruled-out", m, MPI_Irecv(x, 1, MPI_INT, MPI_ANY_SOURCE, 1, c, &r), MPI_ERR_RANK,
+                  "wildcard_used", NULL);
+    }
 }
 
 static void proc_null(MPI_Comm c, const char *m, int offloaded)
