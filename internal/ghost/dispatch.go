@@ -88,20 +88,29 @@ func (g *Ghost) dispatch(u *user, v uint64) {
 		g.mrecv(u, cell, &r, a)
 	case postcell.OpCancel:
 		g.cancel(u, &r)
-		g.complete(u, cell, r.Gen)
+		g.completeOK(u, cell, r.Gen)
 	case postcell.OpSegment:
 		u.unmap(r.Target)
-		g.complete(u, cell, r.Gen)
+		g.completeOK(u, cell, r.Gen)
 	case postcell.OpFinalize:
 		if !u.done {
 			u.done = true
 			g.live--
 		}
-		g.complete(u, cell, r.Gen)
+		g.completeOK(u, cell, r.Gen)
 	default:
 		g.fail(u, cell, r.Gen, mpi.ErrArg, fmt.Errorf("operation %v is not supported", r.Op))
 	}
 	g.wakeUsers()
+}
+
+// completeOK completes a control cell with success. Its result line still
+// holds the previous use of the cell (a truncated receive, say), which the
+// user would otherwise read as this operation's error.
+func (g *Ghost) completeOK(u *user, cell, gen uint32) {
+	c := u.ch.Cells.At(cell)
+	c.StError, c.StFlags, c.StBytes = 0, 0, 0
+	g.complete(u, cell, gen)
 }
 
 // post starts the MPI operation of a send or receive cell.
