@@ -183,6 +183,8 @@ func TestBadInput(t *testing.T) {
 	}
 	require.Len(t, Select(rs, "test=hint-unknown-key"), 2*users)
 	require.Len(t, Select(rs, "test=too-big"), 2*users*modes)
+	require.Len(t, Select(rs, "test=cancel-after-error"), users)
+	require.Len(t, Select(rs, "test=finalize-after-error"), users)
 	require.Len(t, Select(rs, "test=wildcard-ruled-out"), 3*users)
 	st := relStats(t, res, users, true)
 	for _, f := range Select(rs, "test=bounce-count") {

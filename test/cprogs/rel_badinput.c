@@ -338,7 +338,36 @@ int main(int argc, char **argv)
     MPI_Free_mem(sreg);
     MPI_Free_mem(rreg);
     printf("result rank=%d test=bounce-count ok=1 expect_bounce=%ld\n", rank, expect_bounce);
+
+    /* A failed operation must not taint the next use of its cell: after
+     * truncated receives (their cells return to the pool first), MPI_Cancel
+     * and MPI_Finalize succeed. */
+    int rc;
+    MPI_Comm c = dup_with("wildcard_used", "none", NULL, NULL, &rc);
+    int big[8] = {0}, small[2];
+    MPI_Request q[2];
+    MPI_Status st;
+    MPI_Isend(big, 8, MPI_INT, rank, 40, c, &q[0]);
+    MPI_Isend(big, 8, MPI_INT, rank, 40, c, &q[1]);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    MPI_Irecv(small, 2, MPI_INT, rank, 40, c, &q[0]);
+    MPI_Irecv(small, 2, MPI_INT, rank, 40, c, &q[1]);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE); /* MPI_ERR_TRUNCATE twice */
+    MPI_Irecv(small, 2, MPI_INT, rank, 41, c, &q[0]);
+    rc = MPI_Cancel(&q[0]);
+    MPI_Wait(&q[0], &st);
+    int canc = 0;
+    MPI_Test_cancelled(&st, &canc);
+    char extra[64];
+    snprintf(extra, sizeof extra, "rc=%d cancelled=%d", rc, canc);
+    report("cancel-after-error", "none", rc == MPI_SUCCESS && canc, extra);
+    MPI_Isend(big, 8, MPI_INT, rank, 42, c, &q[0]);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Irecv(small, 2, MPI_INT, rank, 42, c, &q[1]);
+    MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+    MPI_Comm_free(&c);
     fflush(stdout);
-    MPI_Finalize();
-    return bad != 0;
+    rc = MPI_Finalize();
+    printf("result rank=%d test=finalize-after-error ok=%d rc=%d\n", rank, rc == MPI_SUCCESS, rc);
+    return bad != 0 || rc != MPI_SUCCESS;
 }
