@@ -337,7 +337,6 @@ int main(int argc, char **argv)
     }
     MPI_Free_mem(sreg);
     MPI_Free_mem(rreg);
-    printf("result rank=%d test=bounce-count ok=1 expect_bounce=%ld\n", rank, expect_bounce);
 
     /* A failed operation must not taint the next use of its cell: after
      * truncated receives (their cells return to the pool first), MPI_Cancel
@@ -365,7 +364,10 @@ int main(int argc, char **argv)
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
     MPI_Irecv(small, 2, MPI_INT, rank, 42, c, &q[1]);
     MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+    if (rel_comm_algo(c) > 0)
+        expect_bounce += 7; /* stack buffers: 3 sends, 4 receives */
     MPI_Comm_free(&c);
+    printf("result rank=%d test=bounce-count ok=1 expect_bounce=%ld\n", rank, expect_bounce);
     fflush(stdout);
     rc = MPI_Finalize();
     printf("result rank=%d test=finalize-after-error ok=%d rc=%d\n", rank, rc == MPI_SUCCESS, rc);
