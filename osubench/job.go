@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/casperii/casperii/internal/shellquote"
 )
 
 // JobSpec is one mpiexec run.
@@ -233,19 +235,7 @@ func exitCode(ps *os.ProcessState, err error) int {
 }
 
 // ShellQuote joins args into a command line a POSIX shell reads back as args.
-func ShellQuote(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}) < 0 {
-			q[i] = a
-		} else {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(q, " ")
-}
+func ShellQuote(args []string) string { return shellquote.Join(args) }
 
 // tracker follows mpiexec and its descendants (Hydra puts ranks in their own
 // sessions, so a process group would not reach them), through

@@ -43,6 +43,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/casperii/casperii/internal/shellquote"
 )
 
 // Layout is the shape of a job: N processes in all, CSP_NODE_SIZE (0: not
@@ -510,19 +512,7 @@ func newEntries(before, after map[string]bool) []string {
 	return out
 }
 
-func shellQuote(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}) < 0 {
-			q[i] = a
-		} else {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(q, " ")
-}
+func shellQuote(args []string) string { return shellquote.Join(args) }
 
 // jobMarkerVar is set, to a value unique to the job, in the environment of
 // mpiexec, which passes it on to every process of the job.

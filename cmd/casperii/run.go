@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/casperii/casperii/internal/shellquote"
 	"golang.org/x/sys/unix"
 )
 
@@ -297,16 +298,4 @@ func terminalForeground() bool {
 }
 
 // shellJoin quotes a command line for a POSIX shell.
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-		}) < 0 {
-			q[i] = a
-		} else {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(q, " ")
-}
+func shellJoin(argv []string) string { return shellquote.Join(argv) }
