@@ -283,20 +283,27 @@ int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
  * MPI's status for it: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0.
  * (MPICH 4.0.2 completes its own such requests with source 0 and tag 0,
  * pmodels/mpich#6805, fixed after 4.0.2.) */
-int csp_post_null_recv(MPI_Comm comm, struct csp_op **done)
+/* A record of kind that is complete already, with an empty status whose
+ * source is source (nobody waits on a cell for it). */
+static int done_record(MPI_Comm comm, uint8_t kind, int source, struct csp_op **done)
 {
     struct csp_op *op = csp_op_alloc();
     if (!op)
         return csp_error(comm, CSP_E_NOMEM);
-    op->kind = CSP_OP_RECV;
+    op->kind = kind;
     op->state = CSP_OPS_DONE;
-    op->st_source = MPI_PROC_NULL;
+    op->st_source = source;
     op->st_tag = MPI_ANY_TAG;
     op->st_error = MPI_SUCCESS;
     op->st_bytes = 0;
     op->st_cancelled = 0;
     *done = op;
     return MPI_SUCCESS;
+}
+
+int csp_post_null_recv(MPI_Comm comm, struct csp_op **done)
+{
+    return done_record(comm, CSP_OP_RECV, MPI_PROC_NULL, done);
 }
 
 int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -491,18 +498,7 @@ int csp_post_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     int rc = bsend(buf, count, dt, dest, tag, c);
     if (rc != MPI_SUCCESS)
         return rc;
-    struct csp_op *op = csp_op_alloc();
-    if (!op)
-        return csp_error(c->comm, CSP_E_NOMEM);
-    op->kind = CSP_OP_SEND;
-    op->state = CSP_OPS_DONE;
-    op->st_source = MPI_ANY_SOURCE;
-    op->st_tag = MPI_ANY_TAG;
-    op->st_error = MPI_SUCCESS;
-    op->st_bytes = 0;
-    op->st_cancelled = 0;
-    *done = op;
-    return MPI_SUCCESS;
+    return done_record(c->comm, CSP_OP_SEND, MPI_ANY_SOURCE, done);
 }
 
 int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
