@@ -61,7 +61,7 @@ func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 func readConfig(getenv func(string) string) (Config, error) {
 	c := Config{NG: 1, PT2PT: true, AsyncOn: true, Cells: 1024, ArenaShift: 26,
 		SpinIters: 50, YieldIters: 10, SleepUS: 1000,
-		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 200}
+		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 2000}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {
