@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,22 +65,23 @@ func descendants(pid int) []int {
 }
 
 // killDescendants SIGKILLs every live descendant of this process (the
-// remains of the job) and returns how many it killed. Zombies (including
-// orphans adopted as subreaper) are left for process exit.
+// remains of the job), waits up to 2 s until none is left running (SIGKILL
+// takes effect asynchronously: a process just killed can still be listed),
+// and returns how many it killed. Zombies (including orphans adopted as
+// subreaper) are left for process exit.
 func killDescendants() int {
-	n := 0
-	for range 3 {
+	killed := map[int]bool{}
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		pids := descendants(os.Getpid())
-		if len(pids) == 0 {
-			break
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return len(killed)
 		}
 		for _, p := range pids {
-			if syscall.Kill(p, syscall.SIGKILL) == nil {
-				n++
+			if !killed[p] && syscall.Kill(p, syscall.SIGKILL) == nil {
+				killed[p] = true
 			}
 		}
 	}
-	return n
 }
 
 // liveDescendants reports whether this process has live descendants.
