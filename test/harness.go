@@ -374,9 +374,15 @@ wait:
 
 	// Processes of the job must be gone once mpiexec has exited.
 	if !timedOut {
+		// Done when three looks 20 ms apart find none: one look can miss
+		// a process caught in execve (its environ reads empty then).
 		deadline := time.Now().Add(2 * time.Second)
-		for len(tr.alive()) > 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+		for quiet := 0; quiet < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if len(tr.alive()) > 0 {
+				quiet = 0
+			} else {
+				quiet++
+			}
 		}
 		if left := tr.alive(); len(left) > 0 {
 			killed := tr.killAll()
