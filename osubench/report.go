@@ -184,7 +184,7 @@ func WriteChecks(w io.Writer, br *BenchResult) {
 				t := SumStats(stats)
 				line += fmt.Sprintf("; CSP_STATS rep 1, all users: isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d",
 					t["isend_offloaded"], t["irecv_offloaded"], t["direct"], t["bounce"])
-				for _, k := range []string{"held", "sleeps"} {
+				for _, k := range []string{"held", "yields", "sleeps"} {
 					if v, ok := t[k]; ok {
 						line += fmt.Sprintf(" %s=%d", k, v)
 					}

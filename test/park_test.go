@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/casperii/casperii/internal/core"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,4 +32,45 @@ func TestParkedGhostCPU(t *testing.T) {
 		require.Less(t, cpu/wall, 0.02, "a parked ghost uses under 2%% of a core: %s", p.Line())
 	}
 	require.Equal(t, 2, ghosts, "both ghosts watched:\n%s", res.Stdout)
+}
+
+// A waiting user on a host with more of the job's processes than cores
+// sleeps at once instead of polling and yielding: yielding there takes the
+// core from the ghost doing its transfer. The casperii-stats counters show
+// which policy ran: no yields by default on such a host, yields when
+// CSP_WAIT_YIELD asks for them.
+func TestWaitPolicy(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	prog := CProg(t, "ip_exchange")
+	run := func(env ...string) map[int]Stats {
+		res := Run(t, Job{Layout: l, Prog: prog, Args: []string{strconv.Itoa(l.Users())},
+			Env: append([]string{"CSP_STATS=1"}, env...), Preload: true})
+		require.Equal(t, 0, res.ExitCode, res.Output())
+		require.Empty(t, Select(Results(res.Stdout), "ok=0"), res.Output())
+		st, err := StatsLines(res.Stderr)
+		require.NoError(t, err)
+		require.Len(t, st, l.Users(), res.Output())
+		for r, s := range st {
+			require.Positive(t, s.IsendOffloaded, "user %d offloaded: %s", r, s.Fields.Line())
+		}
+		return st
+	}
+	count := func(st map[int]Stats, k string) (n int64) {
+		for _, s := range st {
+			v, ok := s.Fields.Int(k)
+			require.True(t, ok, "%s in %s", k, s.Fields.Line())
+			n += v
+		}
+		return n
+	}
+
+	if cpus := core.HostCPUs(); l.N > cpus {
+		st := run()
+		require.Zero(t, count(st, "yields"), "%d processes on %d cores: users sleep at once", l.N, cpus)
+		require.Positive(t, count(st, "sleeps"), "users waited by sleeping")
+	} else {
+		t.Logf("%d cores for %d processes: not oversubscribed, default policy not checked", cpus, l.N)
+	}
+	st := run("CSP_WAIT_SPIN=1", "CSP_WAIT_YIELD=5")
+	require.Positive(t, count(st, "yields"), "CSP_WAIT_YIELD=5 makes waiting users yield")
 }

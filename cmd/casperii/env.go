@@ -108,7 +108,7 @@ func describeEnv(w io.Writer, environ []string, o options, finder libFinder) int
 		}
 		row("post cells", fmt.Sprintf("%d per user (CSP_OFFLOAD_SHMQ_NCELLS)", cfg.Cells))
 		row("internal comms", docShow("CSP_COMM_POOL", cfg)+" (CSP_COMM_POOL)")
-		row("waiting user", fmt.Sprintf("%d polls, %d yields, then sleeps of %d us", cfg.SpinIters, cfg.YieldIters, cfg.SleepUS))
+		row("waiting user", core.DescribeWait(cfg))
 		row("busy ghost", fmt.Sprintf("polls for %d us after its last event, yields between polls until %d us, then naps %d us between polls", cfg.GhostSpinUS, cfg.GhostYieldUS, cfg.GhostNapUS))
 		row("idle ghost", fmt.Sprintf("parks after polling %d us, until a user rings", cfg.GhostParkUS))
 	}

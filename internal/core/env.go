@@ -26,6 +26,7 @@ type Config struct {
 	MinMsgsSet   bool // CSP_OFFLOAD_MIN_MSGSZ was given (ignored, reported)
 	SpinIters    int  // CSP_WAIT_SPIN: busy polls before a waiting user yields
 	YieldIters   int  // CSP_WAIT_YIELD: yields before it sleeps
+	WaitSet      bool // CSP_WAIT_SPIN or CSP_WAIT_YIELD was given: no automatic choice
 	SleepUS      int  // CSP_WAIT_SLEEP_US: sleep timeout while waiting
 	AnySrcOff    bool // CSP_ANYSRC_OFFLOAD=0: keep the paper's behaviour, any_src not offloaded
 	GhostSpinUS  int  // CSP_GHOST_SPIN_US: a ghost with work outstanding polls without pause this long after its last event
@@ -92,6 +93,10 @@ func readConfig(getenv func(string) string) (Config, error) {
 		},
 		func() error { return intVar("CSP_WAIT_SPIN", &c.SpinIters, 1, 1<<30, "use a positive number of polls") },
 		func() error { return intVar("CSP_WAIT_YIELD", &c.YieldIters, 0, 1<<30, "use a number of yields >= 0") },
+		func() error {
+			c.WaitSet = strings.TrimSpace(getenv("CSP_WAIT_SPIN")) != "" || strings.TrimSpace(getenv("CSP_WAIT_YIELD")) != ""
+			return nil
+		},
 		func() error {
 			return intVar("CSP_WAIT_SLEEP_US", &c.SleepUS, 10, 1000000, "use a sleep between 10 and 1000000 microseconds")
 		},

@@ -34,6 +34,7 @@ const (
 // runtime is the process-wide state built by Init.
 type runtime struct {
 	cfg       Config
+	hostSize  int // processes of the job on this host (before CSP_NODE_SIZE)
 	role      Role
 	provided  int
 	wrank     int
@@ -185,6 +186,7 @@ func (r *runtime) setupLayout() error {
 		return err
 	}
 	hostSize, _ := node.Size()
+	r.hostSize = hostSize
 	problem := ""
 	if k := r.cfg.NodeSize; k > 0 {
 		if hostSize%k != 0 {
@@ -382,11 +384,15 @@ func (r *runtime) runGhost() {
 
 // startUser starts the fast path and plans COMM_USER_WORLD.
 func (r *runtime) startUser() error {
+	wait := waitPolicy(r.cfg, r.hostSize, HostCPUs())
+	if r.cfg.Verbose >= 2 {
+		r.logf("user %d: waits poll %d times, yield %d times, then sleep (%s)", r.wrank, wait.Spin, wait.Yield, wait.Why)
+	}
 	err := user.Start(user.Config{
 		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
 		Progress:   r.pool[commexpand.SlotTagNative],
-		ArenaShift: r.cfg.ArenaShift, SpinIters: r.cfg.SpinIters, YieldIters: r.cfg.YieldIters,
+		ArenaShift: r.cfg.ArenaShift, SpinIters: wait.Spin, YieldIters: wait.Yield,
 		SleepUS: r.cfg.SleepUS,
 	})
 	problem := ""
@@ -439,8 +445,8 @@ func (r *runtime) printStats() {
 	use, _ := user.CurrentUsage(true)
 	s := user.CurrentStats()
 	urank, _ := r.userWorld.Rank()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d sleeps=%d probes=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Sleeps, s.Probes, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

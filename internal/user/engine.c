@@ -422,6 +422,7 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     }
     csp_poke_progress();
     if (b->n < csp_u.spin_iters + csp_u.yield_iters) {
+        csp_u.n_yields++;
         CSP_UNLOCK();
         sched_yield();
         CSP_LOCK();

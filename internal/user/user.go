@@ -189,14 +189,14 @@ func Heap() *heap.Heap { return hp }
 
 // Stats are the per-process counters printed with CSP_STATS=1.
 type Stats struct {
-	Isend, Irecv, Direct, Bounce, Held, Sleeps, Probes uint64
+	Isend, Irecv, Direct, Bounce, Held, Yields, Sleeps, Probes uint64
 }
 
 // CurrentStats returns this process's counters.
 func CurrentStats() Stats {
 	u := &C.csp_u
 	return Stats{Isend: uint64(u.n_isend), Irecv: uint64(u.n_irecv), Direct: uint64(u.n_direct),
-		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe)}
+		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe)}
 }
 
 // Finish waits for every offloaded operation, tells the ghost this user is

@@ -137,7 +137,7 @@ struct csp_user {
     uint32_t sleep_us;        /* futex sleep timeout                       */
 
     /* statistics (CSP_STATS) */
-    uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_sleeps, n_probe;
+    uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe;
 };
 
 extern struct csp_user csp_u;

@@ -1,0 +1,33 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCountCPUList(t *testing.T) {
+	for s, want := range map[string]int{
+		"0": 1, "0-1": 2, "0-3,8,10-11": 7, "": 0, "x": 0, "3-1": 0, "0-": 0, "-1": 0,
+	} {
+		assert.Equal(t, want, countCPUList(s), "%q", s)
+	}
+}
+
+func TestWaitPolicy(t *testing.T) {
+	cfg, err := readConfig(func(string) string { return "" })
+	assert.NoError(t, err)
+	// A core per process: the configured defaults.
+	p := waitPolicy(cfg, 4, 8)
+	assert.Equal(t, [2]int{cfg.SpinIters, cfg.YieldIters}, [2]int{p.Spin, p.Yield})
+	assert.Greater(t, p.Spin, 1)
+	// More processes than cores: sleep at once.
+	p = waitPolicy(cfg, 4, 2)
+	assert.Equal(t, [2]int{1, 0}, [2]int{p.Spin, p.Yield})
+	// The environment wins either way.
+	env := map[string]string{"CSP_WAIT_YIELD": "3"}
+	cfg, err = readConfig(func(k string) string { return env[k] })
+	assert.NoError(t, err)
+	p = waitPolicy(cfg, 4, 2)
+	assert.Equal(t, [2]int{cfg.SpinIters, 3}, [2]int{p.Spin, p.Yield})
+}
