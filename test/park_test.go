@@ -2,9 +2,12 @@ package test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/casperii/casperii/internal/core"
+	"github.com/casperii/casperii/internal/shm"
 	"github.com/stretchr/testify/require"
 )
 
@@ -73,4 +76,31 @@ func TestWaitPolicy(t *testing.T) {
 	}
 	st := run("CSP_WAIT_SPIN=1", "CSP_WAIT_YIELD=5")
 	require.Positive(t, count(st, "yields"), "CSP_WAIT_YIELD=5 makes waiting users yield")
+}
+
+// Every post may race its ghost's last look at the rings before it parks
+// (CSP_GHOST_PARK_US=0 parks the ghost as soon as it is idle, and users
+// sleep 0-300 us between exchanges so it does): a doorbell that is not
+// rung shows as an exchange stuck for the ghost's 200 ms park timeout.
+// Where the kernel offers a global membarrier, posts skip their fence and
+// rely on the ghost's barrier; the job says which protocol ran. (The
+// window a missing barrier would open is a store-buffer drain, tens of
+// nanoseconds: this test catches a doorbell not rung, not reliably a
+// barrier missing. The ordering argument is in ghost.park.)
+func TestDoorbellRace(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_doorbell"), Args: []string{"3000", "300"},
+		Env: []string{"CSP_GHOST_PARK_US=0", "CSP_VERBOSE=2"}, Preload: true, Timeout: 2 * time.Minute})
+	require.Equal(t, 0, res.ExitCode, res.Output())
+	rs := Select(Results(res.Stdout), "test=doorbell")
+	require.Len(t, rs, l.Users(), res.Output())
+	for _, r := range rs {
+		t.Log(r.Line())
+		require.True(t, r.Match("ok=1"), "no exchange stalled or lost data: %s", r.Line())
+	}
+	want := "a fence per post"
+	if shm.GlobalBarrierWorks() {
+		want = "no fence per post"
+	}
+	require.Equal(t, l.Users(), strings.Count(res.Stderr, "doorbell: "+want), res.Output())
 }

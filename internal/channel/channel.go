@@ -61,7 +61,8 @@ type GhostHdr struct {
 	Magic, Version uint32
 	GhostWrank     int32
 	GhostPid       int32
-	_              [12]uint32
+	Membarrier     uint32 // 1: the ghost issues a global membarrier before parking (see Park)
+	_              [11]uint32
 	Doorbell       uint32 // written by users
 	_              [15]uint32
 	Parked         uint32 // written by the ghost
@@ -201,6 +202,9 @@ func CreateGhost(wrank int) (*Ghost, error) {
 	g := &Ghost{Seg: seg, Hdr: (*GhostHdr)(seg.Base())}
 	g.Hdr.Version, g.Hdr.GhostWrank, g.Hdr.GhostPid = Version, int32(wrank), int32(shm.Pid())
 	g.Hdr.State = GhostRunning
+	if shm.GlobalBarrierWorks() {
+		g.Hdr.Membarrier = 1
+	}
 	g.Hdr.Magic = GhostMagic
 	return g, nil
 }

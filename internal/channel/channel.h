@@ -73,7 +73,11 @@ struct csp_ghost_hdr {
     uint32_t version;
     int32_t ghost_wrank;
     int32_t ghost_pid;
-    uint32_t pad0[12];
+    uint32_t membarrier; /* 1: before its last look at the rings the ghost
+                            issues membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED),
+                            so users registered for it need no fence between
+                            publishing a cell and reading `parked`         */
+    uint32_t pad0[11];
     /* line 1: written by users */
     uint32_t doorbell; /* event count the ghost sleeps on when parked */
     uint32_t pad1[15];

@@ -398,6 +398,12 @@ func (r *runtime) startUser() error {
 	problem := ""
 	if err != nil {
 		problem = "CasperII: " + err.Error()
+	} else if r.cfg.Verbose >= 2 {
+		fence := "a fence per post (no global membarrier here)"
+		if user.FenceFree() {
+			fence = "no fence per post: the ghost issues a global membarrier before parking"
+		}
+		r.logf("user %d: doorbell: %s", r.wrank, fence)
 	}
 	if err := r.agree(r.userWorld, problem); err != nil {
 		return err

@@ -56,14 +56,19 @@ static void futex_wake(uint32_t *addr)
     syscall(SYS_futex, addr, 1 /* FUTEX_WAKE */, INT_MAX, NULL, NULL, 0);
 }
 
-/* Ring the ghost's doorbell if it said it sleeps. The full fence orders
+/* Ring the ghost's doorbell if it said it sleeps. A full fence orders
  * our ring publication before the read of `parked` (the ghost does the
- * mirror image: parked = 1, fence, read the rings). The first poster to
- * see the flag takes it down and rings; posts until the ghost is up again
- * see it down and make no system call. */
+ * mirror image: parked = 1, fence, read the rings). When the ghost issues
+ * a global membarrier instead of its fence (fence_free), that barrier
+ * also orders our side, and a compiler barrier is enough here. The first
+ * poster to see the flag takes it down and rings; posts until the ghost is
+ * up again see it down and make no system call. */
 static inline void doorbell(void)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (csp_u.fence_free)
+        __asm__ __volatile__("" ::: "memory");
+    else
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     uint32_t one = 1;
     if (__atomic_load_n(&csp_u.ghost->parked, __ATOMIC_RELAXED) &&
         __atomic_compare_exchange_n(&csp_u.ghost->parked, &one, 0, 0, __ATOMIC_SEQ_CST,

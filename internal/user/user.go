@@ -19,6 +19,18 @@ static int csp_user_attach_ring(void *mem, size_t len)
 	return 0;
 }
 
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// Posts may skip their fence if the ghost issues global membarriers and
+// this process is registered to receive them (channel.h: membarrier).
+static void csp_user_setup_fence(void)
+{
+	csp_u.fence_free = csp_u.ghost->membarrier == 1 &&
+	                   syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
 static void csp_user_on_release(struct csp_op *op)
 {
 	if (op->comm) {
@@ -124,6 +136,7 @@ func Start(cfg Config) error {
 		return fmt.Errorf("user: attaching the submission ring: error %d", rc)
 	}
 	u.ghost = (*C.struct_csp_ghost_hdr)(cfg.Ghost.Seg.Base())
+	C.csp_user_setup_fence()
 
 	// Free cells: a LIFO stack handing out low indices first.
 	u.pool.idx = (*C.uint32_t)(C.calloc(C.size_t(n), 4))
@@ -180,6 +193,10 @@ func Start(cfg Config) error {
 	started = true
 	return nil
 }
+
+// FenceFree reports whether posts skip their memory fence because the
+// ghost issues a global membarrier before parking (channel.h: membarrier).
+func FenceFree() bool { return C.csp_u.fence_free != 0 }
 
 // Started reports whether this process runs the offload fast path.
 func Started() bool { return started }

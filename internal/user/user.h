@@ -93,6 +93,8 @@ enum csp_errmsg {
 struct csp_user {
     int on;                   /* this process is a user served by a ghost   */
     int multiple;             /* MPI_THREAD_MULTIPLE: take lock             */
+    int fence_free;           /* the ghost's membarrier stands in for the
+                                 post's fence (channel.h: membarrier)       */
     pthread_mutex_t lock;
     MPI_Comm world;           /* COMM_USER_WORLD                            */
     int wrank;                /* rank in the real MPI_COMM_WORLD            */
