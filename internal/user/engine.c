@@ -433,8 +433,8 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
         CSP_LOCK();
         return 0;
     }
-    if (!ghost_alive())
-        return -1;
+    if (!ghost_alive()) /* it may have finished our operation, then exited */
+        return ready(arg) ? 1 : -1;
     __atomic_store_n(&csp_u.chan->wait_cell, wait_target(b), __ATOMIC_RELAXED);
     __atomic_store_n(&csp_u.chan->user_sleeping, 1, __ATOMIC_SEQ_CST);
     uint32_t seq = __atomic_load_n(&csp_u.chan->wake, __ATOMIC_SEQ_CST);
