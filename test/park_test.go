@@ -48,11 +48,8 @@ func TestWaitPolicy(t *testing.T) {
 	run := func(env ...string) map[int]Stats {
 		res := Run(t, Job{Layout: l, Prog: prog, Args: []string{strconv.Itoa(l.Users())},
 			Env: append([]string{"CSP_STATS=1"}, env...), Preload: true})
-		require.Equal(t, 0, res.ExitCode, res.Output())
-		require.Empty(t, Select(Results(res.Stdout), "ok=0"), res.Output())
-		st, err := StatsLines(res.Stderr)
-		require.NoError(t, err)
-		require.Len(t, st, l.Users(), res.Output())
+		relResults(t, res)
+		st := relStats(t, res, l.Users(), true)
 		for r, s := range st {
 			require.Positive(t, s.IsendOffloaded, "user %d offloaded: %s", r, s.Fields.Line())
 		}
@@ -91,12 +88,10 @@ func TestDoorbellRace(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_doorbell"), Args: []string{"3000", "300"},
 		Env: []string{"CSP_GHOST_PARK_US=0", "CSP_VERBOSE=2"}, Preload: true, Timeout: 2 * time.Minute})
-	require.Equal(t, 0, res.ExitCode, res.Output())
-	rs := Select(Results(res.Stdout), "test=doorbell")
+	rs := Select(relResults(t, res), "test=doorbell") // every exchange on time, data intact
 	require.Len(t, rs, l.Users(), res.Output())
 	for _, r := range rs {
 		t.Log(r.Line())
-		require.True(t, r.Match("ok=1"), "no exchange stalled or lost data: %s", r.Line())
 	}
 	want := "a fence per post"
 	if shm.GlobalBarrierWorks() {
