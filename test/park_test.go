@@ -1,6 +1,7 @@
 package test
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,9 +17,23 @@ import (
 // (CPU time from /proc, so a loaded machine does not change the figure).
 // The users exchange offloaded messages first, so the ghosts have worked
 // and must have gone from polling to parked by themselves.
+//
+// A parked ghost still wakes now and then to give MPI's progress engine a
+// turn (a peer's rendezvous send may wait for this side's acknowledgement
+// while every user here sleeps: TestTwoNodes once hung on that). The
+// ghosts' counters (CSP_VERBOSE=2) show those calls: parks lengthen to at
+// most 200 ms, and each idle park follows such a call, so 3 idle seconds
+// hold at least 15 of them.
 func TestParkedGhostCPU(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2} // ghosts are world ranks 0 and 2
-	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_park"), Args: []string{"3"}, Preload: true})
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_park"), Args: []string{"3"}, Preload: true,
+		Env: []string{"CSP_VERBOSE=2"}})
+	idle := regexp.MustCompile(`ghost (\d+): \{.*ParkProgress:(\d+)`).FindAllStringSubmatch(res.Stderr, -1)
+	require.Len(t, idle, 2, "one stats line per ghost:\n%s", res.Stderr)
+	for _, m := range idle {
+		n, _ := strconv.Atoi(m[2])
+		require.GreaterOrEqual(t, n, 15, "ghost %s gave MPI progress before %d parks in 3 idle seconds", m[1], n)
+	}
 	require.Len(t, Select(Results(res.Stdout), "ok=1", "test=exchange"), l.Users(), res.Output())
 	require.Len(t, Select(Results(res.Stdout), "ok=1", "test=watched"), 1, res.Output())
 	ghosts := 0

@@ -77,6 +77,7 @@ type Ghost struct {
 // Stats counts the ghost's work.
 type Stats struct {
 	Cells, Posted, Completed, Rejected, Parks, Wakes uint64
+	ParkProgress                                     uint64 // MPI progress calls just before an idle park
 }
 
 // pending is an outstanding MPI request; u is nil for the ghost's own
@@ -179,6 +180,10 @@ func (g *Ghost) drain() int {
 // yielding the core.
 const idleSpin = 200 * time.Microsecond
 
+// maxPark bounds one sleep of an idle ghost: it then looks at its users
+// (liveness) and gives MPI a progress call.
+const maxPark = 200 * time.Millisecond
+
 // rest backs off when a round found no work, idle being the time since
 // the last event. With nothing outstanding the ghost parks until a user
 // rings; otherwise it keeps polling MPI (a message can arrive any time),
@@ -186,15 +191,23 @@ const idleSpin = 200 * time.Microsecond
 func (g *Ghost) rest(idle time.Duration) {
 	if len(g.reqs) == 0 && len(g.probes) == 0 && !g.match.busy() {
 		// Nothing of our users is outstanding, but MPI's progress engine
-		// may still owe a peer ghost the last steps of a transfer that
-		// completed here (measured: a ghost that parked 200 us after its
-		// last completion left a 1 MiB exchange unfinished on the other
-		// side in 5-30% of iterations, until its user's next post). Keep
-		// polling for Park, yielding the core after the first idleSpin.
+		// may still owe a peer the last steps of a transfer that
+		// completed here: a rendezvous receive is done once the data
+		// landed, and the sender's request only once this side's
+		// progress engine sends the acknowledgement. The sender's user
+		// may wait for that while ours waits for the sender (a barrier):
+		// without progress here, a deadlock (seen: TestTwoNodes hung 1
+		// time in 25 when the ghost was descheduled past Park). So an
+		// idle ghost keeps calling MPI's progress: at every yield, and
+		// on every wake from parks that lengthen with idleness (about
+		// twice per doubling of idle time, at most maxPark apart).
 		switch {
 		case idle >= g.cfg.Park:
-			g.park(200 * time.Millisecond)
+			g.progress()
+			g.Stats.ParkProgress++
+			g.park(min(max(idle, time.Millisecond), maxPark))
 		case idle >= idleSpin:
+			g.progress()
 			syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 		}
 		return
@@ -205,6 +218,14 @@ func (g *Ghost) rest(idle time.Duration) {
 		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 	default:
 		g.park(g.cfg.Nap)
+	}
+}
+
+// progress gives MPI's progress engine one turn (an Iprobe on the world,
+// where no ghost receives, so it matches nothing of ours).
+func (g *Ghost) progress() {
+	if _, err := mpi.Iprobe(mpi.AnySource, mpi.AnyTag, mpi.CommWorld, nil); err != nil {
+		g.cfg.Log("ghost %d: Iprobe for progress: %v", g.cfg.WRank, err)
 	}
 }
 
