@@ -78,6 +78,7 @@ type Ghost struct {
 type Stats struct {
 	Cells, Posted, Completed, Rejected, Parks, Wakes uint64
 	ParkProgress                                     uint64 // MPI progress calls just before an idle park
+	Unrung                                           uint64 // parks that timed out on cells posted without a ring
 }
 
 // pending is an outstanding MPI request; u is nil for the ghost's own
@@ -251,6 +252,12 @@ func (g *Ghost) park(timeout time.Duration) {
 	if !g.queued() {
 		g.Stats.Parks++
 		g.bell.Sleep(seq, timeout)
+		// Nobody rang (the flag is still up, the bell unchanged) yet a
+		// ring holds cells: published without a ring, unless its poster
+		// is right between publishing and its look at the flag.
+		if atomic.LoadUint32(&g.hdr.Parked) == 1 && g.bell.Seq() == seq && g.queued() {
+			g.Stats.Unrung++
+		}
 		if timeout > time.Millisecond {
 			g.checkUsers()
 		}

