@@ -109,8 +109,8 @@ func describeEnv(w io.Writer, environ []string, o options, finder libFinder) int
 		row("post cells", fmt.Sprintf("%d per user (CSP_OFFLOAD_SHMQ_NCELLS)", cfg.Cells))
 		row("internal comms", docShow("CSP_COMM_POOL", cfg)+" (CSP_COMM_POOL)")
 		row("waiting user", core.DescribeWait(cfg))
-		row("busy ghost", fmt.Sprintf("polls for %d us after its last event, yields between polls until %d us, then naps %d us between polls", cfg.GhostSpinUS, cfg.GhostYieldUS, cfg.GhostNapUS))
-		row("idle ghost", fmt.Sprintf("parks after polling %d us, until a user rings", cfg.GhostParkUS))
+		row("busy ghost", fmt.Sprintf("%s; yields between polls until %d us, then naps %d us between polls", core.DescribeGhostSpin(cfg), cfg.GhostYieldUS, cfg.GhostNapUS))
+		row("idle ghost", fmt.Sprintf("parks after polling %d us, until a user rings; wakes after about its idle time (at most 200 ms) to give MPI progress", cfg.GhostParkUS))
 	}
 	stats := "off (-stats or CSP_STATS=1 prints a casperii-stats line per user at MPI_Finalize)"
 	if cfg.Stats {

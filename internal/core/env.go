@@ -30,6 +30,7 @@ type Config struct {
 	SleepUS      int  // CSP_WAIT_SLEEP_US: sleep timeout while waiting
 	AnySrcOff    bool // CSP_ANYSRC_OFFLOAD=0: keep the paper's behaviour, any_src not offloaded
 	GhostSpinUS  int  // CSP_GHOST_SPIN_US: a ghost with work outstanding polls without pause this long after its last event
+	GhostSpinSet bool // CSP_GHOST_SPIN_US was given: no automatic choice
 	GhostYieldUS int  // CSP_GHOST_YIELD_US: then yields the core between polls until this long
 	GhostNapUS   int  // CSP_GHOST_NAP_US: then naps this long between polls
 	GhostParkUS  int  // CSP_GHOST_PARK_US: an idle ghost polls this long before parking
@@ -61,7 +62,7 @@ func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 
 func readConfig(getenv func(string) string) (Config, error) {
 	c := Config{NG: 1, PT2PT: true, AsyncOn: true, Cells: 1024, ArenaShift: 26,
-		SpinIters: 50, YieldIters: 10, SleepUS: 1000,
+		SpinIters: 50, YieldIters: 10, SleepUS: 20000,
 		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 2000}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {
 		v := strings.TrimSpace(getenv(name))
@@ -101,6 +102,7 @@ func readConfig(getenv func(string) string) (Config, error) {
 			return intVar("CSP_WAIT_SLEEP_US", &c.SleepUS, 10, 1000000, "use a sleep between 10 and 1000000 microseconds")
 		},
 		func() error {
+			c.GhostSpinSet = strings.TrimSpace(getenv("CSP_GHOST_SPIN_US")) != ""
 			return intVar("CSP_GHOST_SPIN_US", &c.GhostSpinUS, 0, 10000000, "use microseconds between 0 and 10000000")
 		},
 		func() error {

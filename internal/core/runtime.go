@@ -355,10 +355,14 @@ func (r *runtime) runGhost() {
 			users = append(users, ghost.UserInfo{WRank: w, Pid: int(peers[i]), Fd: int(peers[i+1])})
 		}
 	}
+	spinUS, why := ghostSpin(r.cfg, r.hostSize, HostCPUs())
+	if r.cfg.Verbose >= 2 {
+		r.logf("ghost %d: polls without yielding for %d us after an event (%s)", r.wrank, spinUS, why)
+	}
 	g, err := ghost.New(ghost.Config{
 		WRank: r.wrank, WorldSize: r.wsize, Users: users, Control: r.gctl, Pool: r.pool,
 		TagUB: r.mpiTagUB, Tags: r.tags, Log: r.logf, Verbose: r.cfg.Verbose > 0,
-		Spin:  time.Duration(r.cfg.GhostSpinUS) * time.Microsecond,
+		Spin:  time.Duration(spinUS) * time.Microsecond,
 		Yield: time.Duration(r.cfg.GhostYieldUS) * time.Microsecond,
 		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond,
 		Park:  time.Duration(r.cfg.GhostParkUS) * time.Microsecond, HandOff: r.cfg.HandOff,

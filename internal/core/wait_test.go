@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,4 +31,27 @@ func TestWaitPolicy(t *testing.T) {
 	assert.NoError(t, err)
 	p = waitPolicy(cfg, 4, 2)
 	assert.Equal(t, [2]int{cfg.SpinIters, 3}, [2]int{p.Spin, p.Yield})
+}
+
+func TestGhostSpin(t *testing.T) {
+	cfg, err := readConfig(func(string) string { return "" })
+	assert.NoError(t, err)
+	// A core per process: the configured default, which polls.
+	us, _ := ghostSpin(cfg, 4, 8)
+	assert.Equal(t, cfg.GhostSpinUS, us)
+	assert.Positive(t, us)
+	// More processes than cores: yield at once.
+	us, why := ghostSpin(cfg, 4, 2)
+	assert.Zero(t, us)
+	assert.Contains(t, why, "4 processes on 2 cores")
+	// The environment wins either way, 0 included.
+	for _, v := range []string{"0", "700"} {
+		cfg, err = readConfig(func(k string) string { return map[string]string{"CSP_GHOST_SPIN_US": v}[k] })
+		assert.NoError(t, err)
+		for _, cpus := range []int{2, 8} {
+			us, why = ghostSpin(cfg, 4, cpus)
+			assert.Equal(t, v, strconv.Itoa(us))
+			assert.Contains(t, why, "CSP_GHOST_SPIN_US")
+		}
+	}
 }

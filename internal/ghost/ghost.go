@@ -178,7 +178,7 @@ func (g *Ghost) drain() int {
 }
 
 // idleSpin is how long a ghost with nothing outstanding polls without
-// yielding the core.
+// yielding the core (less if Config.Spin is less).
 const idleSpin = 200 * time.Microsecond
 
 // maxPark bounds one sleep of an idle ghost: it then looks at its users
@@ -207,7 +207,7 @@ func (g *Ghost) rest(idle time.Duration) {
 			g.progress()
 			g.Stats.ParkProgress++
 			g.park(min(max(idle, time.Millisecond), maxPark))
-		case idle >= idleSpin:
+		case idle >= min(idleSpin, g.cfg.Spin):
 			g.progress()
 			syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 		}

@@ -45,6 +45,8 @@ static inline void cpu_relax(void)
 #endif
 }
 
+static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
 static void futex_wait(uint32_t *addr, uint32_t val, long timeout_us)
 {
     struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
@@ -442,7 +444,14 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     if (!now) {
         csp_u.n_sleeps++;
         CSP_UNLOCK();
-        futex_wait(&csp_u.chan->wake, seq, csp_u.sleep_us);
+        /* Waiting for one offloaded operation, only the ghost can end
+         * the wait and it rings: the timeout is a safety net. Other waits
+         * (Waitany and Waitsome over requests MPI completes, the
+         * finalize drain) poll what no ring announces, so they sleep at
+         * most 1 ms. A long timeout is also cheaper: it is seldom the
+         * CPU's earliest timer, so arming and cancelling it do not
+         * reprogram the timer hardware (on a VM, an exit each). */
+        futex_wait(&csp_u.chan->wake, seq, b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000));
         CSP_LOCK();
     }
     __atomic_store_n(&csp_u.chan->user_sleeping, 0, __ATOMIC_RELAXED);
