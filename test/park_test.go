@@ -54,19 +54,20 @@ func TestParkedGhostCPU(t *testing.T) {
 // sleeps at once instead of polling and yielding: yielding there takes the
 // core from the ghost doing its transfer. The casperii-stats counters show
 // which policy ran: no yields by default on such a host, yields when
-// CSP_WAIT_YIELD asks for them.
+// CSP_WAIT_YIELD asks for them. Its ghost yields between polls from the
+// start (CSP_VERBOSE=2 says so), unless CSP_GHOST_SPIN_US is given.
 func TestWaitPolicy(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_exchange")
-	run := func(env ...string) map[int]Stats {
+	run := func(env ...string) (map[int]Stats, Result) {
 		res := Run(t, Job{Layout: l, Prog: prog, Args: []string{strconv.Itoa(l.Users())},
-			Env: append([]string{"CSP_STATS=1"}, env...), Preload: true})
+			Env: append([]string{"CSP_STATS=1", "CSP_VERBOSE=2"}, env...), Preload: true})
 		relResults(t, res)
 		st := relStats(t, res, l.Users(), true)
 		for r, s := range st {
 			require.Positive(t, s.IsendOffloaded, "user %d offloaded: %s", r, s.Fields.Line())
 		}
-		return st
+		return st, res
 	}
 	count := func(st map[int]Stats, k string) (n int64) {
 		for _, s := range st {
@@ -76,16 +77,19 @@ func TestWaitPolicy(t *testing.T) {
 		}
 		return n
 	}
+	ghosts := l.N / l.NodeSize
 
 	if cpus := core.HostCPUs(); l.N > cpus {
-		st := run()
+		st, res := run()
 		require.Zero(t, count(st, "yields"), "%d processes on %d cores: users sleep at once", l.N, cpus)
 		require.Positive(t, count(st, "sleeps"), "users waited by sleeping")
+		require.Equal(t, ghosts, strings.Count(res.Stderr, "polls without yielding for 0 us after an event ("), res.Stderr)
 	} else {
 		t.Logf("%d cores for %d processes: not oversubscribed, default policy not checked", cpus, l.N)
 	}
-	st := run("CSP_WAIT_SPIN=1", "CSP_WAIT_YIELD=5")
+	st, res := run("CSP_WAIT_SPIN=1", "CSP_WAIT_YIELD=5", "CSP_GHOST_SPIN_US=300")
 	require.Positive(t, count(st, "yields"), "CSP_WAIT_YIELD=5 makes waiting users yield")
+	require.Equal(t, ghosts, strings.Count(res.Stderr, "polls without yielding for 300 us after an event (set by CSP_GHOST_SPIN_US)"), res.Stderr)
 }
 
 // Every post may race its ghost's last look at the rings before it parks
