@@ -22,7 +22,7 @@ import (
 const (
 	ChanMagic    = 0x43535043 // "CSPC"
 	GhostMagic   = 0x43535047 // "CSPG"
-	Version      = 2
+	Version      = 3
 	MaxSegments  = 256
 	SegTableOff  = 4096
 	HeaderBytes  = SegTableOff + MaxSegments*16 // the ring starts here
@@ -30,7 +30,8 @@ const (
 	UserFinished = 2
 	GhostRunning = 1
 	GhostExited  = 2
-	// WaitAny in WaitCell: any completion wakes the sleeping user.
+	// WaitAny in WaitCell: any completion wakes the sleeping user; in
+	// WaitAlso: no second cell.
 	WaitAny = 0xffffffff
 
 	// MinCells and MaxCells bound a channel's cell count.
@@ -51,7 +52,8 @@ type ChanHdr struct {
 	UserState       uint32 // written by the user
 	UserSleeping    uint32 // written by the user
 	WaitCell        uint32 // written by the user: the cell it sleeps for, or WaitAny
-	_               [13]uint32
+	WaitAlso        uint32 // written by the user: a cell that must be done too, or WaitAny
+	_               [12]uint32
 	Wake            uint32 // written by the ghost
 	_               [15]uint32
 }

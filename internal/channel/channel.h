@@ -21,8 +21,8 @@
 
 #define CSP_CHAN_MAGIC 0x43535043u  /* "CSPC" */
 #define CSP_GHOST_MAGIC 0x43535047u /* "CSPG" */
-#define CSP_CHAN_VERSION 2u
-/* wait_cell: no particular cell */
+#define CSP_CHAN_VERSION 3u
+/* wait_cell: no particular cell; wait_also: no second cell */
 #define CSP_WAIT_ANY 0xffffffffu
 
 #define CSP_MAX_SEGS 256u
@@ -61,7 +61,9 @@ struct csp_chan_hdr {
     uint32_t user_sleeping; /* nonzero while the user sleeps on wake    */
     uint32_t wait_cell;     /* the cell whose completion it waits for,
                                CSP_WAIT_ANY: any completion wakes it     */
-    uint32_t pad1[13];
+    uint32_t wait_also;     /* with wait_cell: a cell that must be done
+                               too (MPI_Waitall), or CSP_WAIT_ANY         */
+    uint32_t pad1[12];
     /* line 2: written by the ghost */
     uint32_t wake;          /* event count the user sleeps on           */
     uint32_t pad2[15];

@@ -97,10 +97,15 @@ func (u *user) addr(s uint32, off uint64) unsafe.Pointer {
 }
 
 // waitOver reports whether the sleeping user's wait may be over: it waits
-// for any completion, or for a cell that is done. (An out-of-range cell is
-// the user's mistake; waking it costs nothing.)
+// for any completion, or for a cell that is done, and then for the
+// WaitAlso cell, if any, to be done too (MPI_Waitall: one wake when both
+// halves of an exchange are done, not one per half). (An out-of-range
+// cell is the user's mistake; waking it costs nothing.)
 func (u *user) waitOver() bool {
-	t := atomic.LoadUint32(&u.ch.Hdr.WaitCell)
+	return u.cellOver(atomic.LoadUint32(&u.ch.Hdr.WaitCell)) && u.cellOver(atomic.LoadUint32(&u.ch.Hdr.WaitAlso))
+}
+
+func (u *user) cellOver(t uint32) bool {
 	if t == channel.WaitAny || !u.ch.Cells.Valid(uint64(t)) {
 		return true
 	}

@@ -391,7 +391,8 @@ int csp_ghost_alive(void);
 
 struct backoff {
     uint32_t n;
-    struct csp_op *op; /* the operation waited for; NULL: anything */
+    struct csp_op *op;   /* the operation waited for; NULL: anything      */
+    struct csp_op *also; /* with op: one that must be done too to wake us */
 };
 
 /* The cell whose completion should wake the waiter: the op's own while
@@ -407,6 +408,17 @@ static uint32_t wait_target(const struct backoff *b)
     if (b->op && b->op->state == CSP_OPS_POSTED && !b->op->poll)
         return b->op->cell;
     return CSP_WAIT_ANY;
+}
+
+/* The second cell that must be done before the waiter is woken (the rest
+ * of an MPI_Waitall), or CSP_WAIT_ANY. Only with a first cell: a wait
+ * for anything stays a wait for anything. */
+static uint32_t wait_also(const struct backoff *b)
+{
+    struct csp_op *a = b->also;
+    if (wait_target(b) == CSP_WAIT_ANY || !a || a == b->op || a->state != CSP_OPS_POSTED || a->poll)
+        return CSP_WAIT_ANY;
+    return a->cell;
 }
 
 /*
@@ -438,6 +450,7 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     if (!ghost_alive()) /* it may have finished our operation, then exited */
         return ready(arg) ? 1 : -1;
     __atomic_store_n(&csp_u.chan->wait_cell, wait_target(b), __ATOMIC_RELAXED);
+    __atomic_store_n(&csp_u.chan->wait_also, wait_also(b), __ATOMIC_RELAXED);
     __atomic_store_n(&csp_u.chan->user_sleeping, 1, __ATOMIC_SEQ_CST);
     uint32_t seq = __atomic_load_n(&csp_u.chan->wake, __ATOMIC_SEQ_CST);
     int now = ready(arg);
@@ -470,9 +483,9 @@ static int op_ready(void *arg)
 /* Wait until ready(arg), politely. ready() is called until it first
  * returns 1 and never again after, so it may consume what it finds (the
  * Waitany/Waitsome family passes a predicate that does). */
-static int block_until(int (*ready)(void *), void *arg, struct csp_op *op)
+static int block_until(int (*ready)(void *), void *arg, struct csp_op *op, struct csp_op *also)
 {
-    struct backoff b = {0, op};
+    struct backoff b = {0, op, also};
     while (!ready(arg)) {
         int r = backoff(&b, ready, arg);
         if (r < 0)
@@ -483,9 +496,13 @@ static int block_until(int (*ready)(void *), void *arg, struct csp_op *op)
     return MPI_SUCCESS;
 }
 
-int csp_block_until(int (*ready)(void *), void *arg) { return block_until(ready, arg, NULL); }
+int csp_block_until(int (*ready)(void *), void *arg) { return block_until(ready, arg, NULL, NULL); }
 
-int csp_wait_op(struct csp_op *op) { return block_until(op_ready, op, op); }
+int csp_wait_op(struct csp_op *op) { return block_until(op_ready, op, op, NULL); }
+
+/* csp_wait_op_also waits for op; if it sleeps, the ghost wakes it only
+ * once also is done too (MPI_Waitall waits for both anyway). */
+int csp_wait_op_also(struct csp_op *op, struct csp_op *also) { return block_until(op_ready, op, op, also); }
 
 /* For control cells: keep backing off until take_cell succeeds (the
  * re-check must not take the cell itself, so it only recycles). */

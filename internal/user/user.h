@@ -267,6 +267,7 @@ void csp_segment_removed(void *arg, uint32_t seg);
 void csp_defer_freed(struct csp_op *op);
 /* Make sure op is DONE, backing off politely. Returns an MPI error code. */
 int csp_wait_op(struct csp_op *op);
+int csp_wait_op_also(struct csp_op *op, struct csp_op *also);
 /* Finish op if its cell is done; returns 1 if op is DONE. */
 int csp_poll_op(struct csp_op *op);
 /* Post a control cell (cancel, segment, finalize) and wait for it. */

@@ -69,6 +69,18 @@ static int ours_complete(MPI_Request *r, MPI_Status *st)
     return csp_error(csp_u.world, CSP_E_BAD_REQUEST);
 }
 
+/* The operation behind our request r (an operation or an active
+ * persistent request) if it is not done yet, else NULL. */
+static struct csp_op *pending_op(MPI_Request r)
+{
+    struct csp_op *op = csp_req_op(r);
+    if (!op && csp_is_preq(r)) {
+        struct csp_preq *p = csp_preq_of(r);
+        op = p ? csp_preq_op(p) : NULL;
+    }
+    return op && op->state != CSP_OPS_DONE ? op : NULL;
+}
+
 /* The index of our request in reqs likely to finish last, or -1: the
  * last receive still pending (a receive waits for its sender), else the
  * last pending operation (the ghost serves a user's posts in order).
@@ -78,18 +90,28 @@ static int likely_last(int n, MPI_Request *reqs)
 {
     int last = -1, last_recv = -1;
     for (int i = 0; i < n; i++) {
-        struct csp_op *op = csp_req_op(reqs[i]);
-        if (!op && csp_is_preq(reqs[i])) {
-            struct csp_preq *p = csp_preq_of(reqs[i]);
-            op = p ? csp_preq_op(p) : NULL;
-        }
-        if (!op || op->state == CSP_OPS_DONE)
+        struct csp_op *op = pending_op(reqs[i]);
+        if (!op)
             continue;
         last = i;
         if (op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV)
             last_recv = i;
     }
     return last_recv >= 0 ? last_recv : last;
+}
+
+/* MPI_Waitall's first wait: for reqs[k], and if it sleeps, woken only
+ * once the last other pending operation is done too (an exchange's send
+ * and receive finish close together: one wake instead of two). */
+static int wait_first(int n, MPI_Request *reqs, int k)
+{
+    struct csp_op *op = csp_req_op(reqs[k]), *also = NULL;
+    if (!op)
+        return ours_wait(reqs[k]);
+    for (int i = n - 1; i >= 0 && !also; i--)
+        if (i != k)
+            also = pending_op(reqs[i]);
+    return csp_wait_op_also(op, also);
 }
 
 /* Does reqs hold any request of ours? */
@@ -204,7 +226,7 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     int rc = MPI_SUCCESS;
     int k = likely_last(n, reqs);
     if (k >= 0)
-        rc = ours_wait(reqs[k]);
+        rc = wait_first(n, reqs, k);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         if (ours(reqs[i]))
             rc = ours_wait(reqs[i]);

@@ -9,7 +9,7 @@ package cchan
 static const struct { const char *name; size_t off; } cchan_fields[] = {
 	F(csp_chan_hdr, magic), F(csp_chan_hdr, version), F(csp_chan_hdr, ncells), F(csp_chan_hdr, ring_cap),
 	F(csp_chan_hdr, ring_off), F(csp_chan_hdr, cells_off), F(csp_chan_hdr, size), F(csp_chan_hdr, user_wrank),
-	F(csp_chan_hdr, user_pid), F(csp_chan_hdr, user_state), F(csp_chan_hdr, user_sleeping), F(csp_chan_hdr, wait_cell), F(csp_chan_hdr, wake),
+	F(csp_chan_hdr, user_pid), F(csp_chan_hdr, user_state), F(csp_chan_hdr, user_sleeping), F(csp_chan_hdr, wait_cell), F(csp_chan_hdr, wait_also), F(csp_chan_hdr, wake),
 	F(csp_ghost_hdr, magic), F(csp_ghost_hdr, version), F(csp_ghost_hdr, ghost_wrank), F(csp_ghost_hdr, ghost_pid), F(csp_ghost_hdr, membarrier),
 	F(csp_ghost_hdr, doorbell), F(csp_ghost_hdr, parked), F(csp_ghost_hdr, state),
 	F(csp_seg_entry, size), F(csp_seg_entry, fd), F(csp_seg_entry, gen),
