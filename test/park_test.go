@@ -106,9 +106,9 @@ func TestWaitPolicy(t *testing.T) {
 // barrier missing. The ordering argument is in ghost.park.)
 func TestDoorbellRace(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
-	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_doorbell"), Args: []string{"3000", "300"},
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_pairs"), Args: []string{"3000", "300", "8"},
 		Env: []string{"CSP_GHOST_PARK_US=0", "CSP_VERBOSE=2"}, Preload: true, Timeout: 2 * time.Minute})
-	rs := Select(relResults(t, res), "test=doorbell") // data intact
+	rs := Select(relResults(t, res), "test=pairs") // data intact
 	require.Len(t, rs, l.Users(), res.Output())
 	for _, r := range rs {
 		t.Log(r.Line())
@@ -154,9 +154,9 @@ func ghostStats(t *testing.T, res Result, ghosts int) map[int]map[string]int64 {
 func TestWaitallOneWake(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	const iters = 1000
-	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_waitall"), Args: []string{strconv.Itoa(iters), "262144"},
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_pairs"), Args: []string{strconv.Itoa(iters), "0", "262144"},
 		Env: []string{"CSP_STATS=1"}, Preload: true})
-	require.Len(t, Select(relResults(t, res), "test=waitall"), l.Users(), res.Output()) // data intact
+	require.Len(t, Select(relResults(t, res), "test=pairs"), l.Users(), res.Output()) // data intact
 	for r, s := range relStats(t, res, l.Users(), true) {
 		require.Equal(t, int64(iters), s.IsendOffloaded, "user %d offloaded every send: %s", r, s.Fields.Line())
 		sleeps, ok := s.Fields.Int("sleeps")
