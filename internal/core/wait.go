@@ -33,12 +33,12 @@ const (
 // (a completion caught while polling saves a futex wake-up, several
 // microseconds).
 func waitPolicy(cfg Config, hostProcs, hostCPUs int) WaitPolicy {
+	over := oversubscribed(hostProcs, hostCPUs)
 	switch {
 	case cfg.WaitSet:
 		return WaitPolicy{cfg.SpinIters, cfg.YieldIters, "set by CSP_WAIT_SPIN/CSP_WAIT_YIELD"}
-	case hostCPUs > 0 && hostProcs > hostCPUs:
-		return WaitPolicy{oversubscribedSpin, oversubscribedYield,
-			strconv.Itoa(hostProcs) + " processes on " + strconv.Itoa(hostCPUs) + " cores: sleep at once"}
+	case over != "":
+		return WaitPolicy{oversubscribedSpin, oversubscribedYield, over + ": sleep at once"}
 	default:
 		return WaitPolicy{cfg.SpinIters, cfg.YieldIters, "a core per process: poll and yield before sleeping"}
 	}
@@ -57,11 +57,12 @@ const oversubscribedGhostSpinUS = 0
 // CSP_GHOST_SPIN_US if given, else 0 on a host with more of the job's
 // processes than cores, else the default.
 func ghostSpin(cfg Config, hostProcs, hostCPUs int) (int, string) {
+	over := oversubscribed(hostProcs, hostCPUs)
 	switch {
 	case cfg.GhostSpinSet:
 		return cfg.GhostSpinUS, "set by CSP_GHOST_SPIN_US"
-	case hostCPUs > 0 && hostProcs > hostCPUs:
-		return oversubscribedGhostSpinUS, strconv.Itoa(hostProcs) + " processes on " + strconv.Itoa(hostCPUs) + " cores: yield at once"
+	case over != "":
+		return oversubscribedGhostSpinUS, over + ": yield at once"
 	default:
 		return cfg.GhostSpinUS, "a core per process: poll without pause first"
 	}
@@ -74,7 +75,23 @@ func DescribeGhostSpin(cfg Config) string {
 	if cfg.GhostSpinSet {
 		return polls + " (CSP_GHOST_SPIN_US)"
 	}
-	return polls + " (0 us on a host running more of the job's processes than its " + strconv.Itoa(HostCPUs()) + " cores)"
+	return polls + " (0 us" + onOversubscribedHost() + ")"
+}
+
+// oversubscribed says how a host running hostProcs of the job's processes
+// on hostCPUs cores is oversubscribed ("4 processes on 2 cores"), or ""
+// if it has a core per process (or its cores are unknown).
+func oversubscribed(hostProcs, hostCPUs int) string {
+	if hostCPUs > 0 && hostProcs > hostCPUs {
+		return strconv.Itoa(hostProcs) + " processes on " + strconv.Itoa(hostCPUs) + " cores"
+	}
+	return ""
+}
+
+// onOversubscribedHost names the oversubscribed case for casperii env,
+// before the processes per host are known.
+func onOversubscribedHost() string {
+	return " on a host running more of the job's processes than its " + strconv.Itoa(HostCPUs()) + " cores"
 }
 
 // HostCPUs is the number of online CPUs of this host (not this process's
@@ -121,6 +138,5 @@ func DescribeWait(cfg Config) string {
 	if cfg.WaitSet {
 		return fixed + " (CSP_WAIT_SPIN/CSP_WAIT_YIELD)"
 	}
-	return fixed + "; on a host running more of the job's processes than its " +
-		strconv.Itoa(HostCPUs()) + " cores: sleeps at once"
+	return fixed + ";" + onOversubscribedHost() + ": sleeps at once"
 }
