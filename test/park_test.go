@@ -150,18 +150,22 @@ func ghostStats(t *testing.T, res Result, ghosts int) map[int]map[string]int64 {
 // second cell (wait_also) that its ghost checks before ringing. Over 1000
 // exchanges of 256 KiB (rendezvous: the send finishes after the receive)
 // each user sleeps at most about once per exchange; waking per half, it
-// slept 1470-1920 times.
+// slept 1470-1920 times. The same with persistent requests (Startall).
 func TestWaitallOneWake(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	const iters = 1000
-	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_pairs"), Args: []string{strconv.Itoa(iters), "0", "262144"},
-		Env: []string{"CSP_STATS=1"}, Preload: true})
-	require.Len(t, Select(relResults(t, res), "test=pairs"), l.Users(), res.Output()) // data intact
-	for r, s := range relStats(t, res, l.Users(), true) {
-		require.Equal(t, int64(iters), s.IsendOffloaded, "user %d offloaded every send: %s", r, s.Fields.Line())
-		sleeps, ok := s.Fields.Int("sleeps")
-		require.True(t, ok, s.Fields.Line())
-		t.Logf("user %d: %d sleeps in %d exchanges", r, sleeps, iters)
-		require.LessOrEqual(t, sleeps, int64(iters*11/10), "user %d woke more than once per exchange: %s", r, s.Fields.Line())
+	for _, kind := range []string{"nonblocking", "persistent"} {
+		t.Run(kind, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_pairs"), Args: []string{strconv.Itoa(iters), "0", "262144", kind},
+				Env: []string{"CSP_STATS=1"}, Preload: true})
+			require.Len(t, Select(relResults(t, res), "test=pairs"), l.Users(), res.Output()) // data intact
+			for r, s := range relStats(t, res, l.Users(), true) {
+				require.Equal(t, int64(iters), s.IsendOffloaded, "user %d offloaded every send: %s", r, s.Fields.Line())
+				sleeps, ok := s.Fields.Int("sleeps")
+				require.True(t, ok, s.Fields.Line())
+				t.Logf("user %d: %d sleeps in %d exchanges", r, sleeps, iters)
+				require.LessOrEqual(t, sleeps, int64(iters*11/10), "user %d woke more than once per exchange: %s", r, s.Fields.Line())
+			}
+		})
 	}
 }

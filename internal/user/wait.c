@@ -100,14 +100,14 @@ static int likely_last(int n, MPI_Request *reqs)
     return last_recv >= 0 ? last_recv : last;
 }
 
-/* MPI_Waitall's first wait: for reqs[k], and if it sleeps, woken only
- * once the last other pending operation is done too (an exchange's send
- * and receive finish close together: one wake instead of two). */
+/* MPI_Waitall's first wait: for reqs[k] (pending: likely_last chose it),
+ * and if it sleeps, woken only once the last other pending operation is
+ * done too (an exchange's send and receive finish close together: one
+ * wake instead of two). Persistent requests too: pending_op sees through
+ * them, as csp_preq_wait does. */
 static int wait_first(int n, MPI_Request *reqs, int k)
 {
-    struct csp_op *op = csp_req_op(reqs[k]), *also = NULL;
-    if (!op)
-        return ours_wait(reqs[k]);
+    struct csp_op *op = pending_op(reqs[k]), *also = NULL;
     for (int i = n - 1; i >= 0 && !also; i--)
         if (i != k)
             also = pending_op(reqs[i]);

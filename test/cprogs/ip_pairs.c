@@ -4,7 +4,10 @@
  * registered buffers, checking the data of every exchange. Before each,
  * a user sleeps a pseudo-random 0..<max sleep us> microseconds.
  *
- *   ip_pairs <iters> <max sleep us> <bytes>
+ *   ip_pairs <iters> <max sleep us> <bytes> [persistent]
+ *
+ * With "persistent" the exchange is MPI_Send_init/MPI_Recv_init once,
+ * then MPI_Startall + MPI_Waitall each time.
  *
  * Two tests use it (test/park_test.go):
  *   - the doorbell race: 8 bytes with sleeps, so that with
@@ -32,6 +35,7 @@ int main(int argc, char **argv)
     long maxsleep = argc > 2 ? atol(argv[2]) : 300;
     long bytes = argc > 3 ? atol(argv[3]) : (long)sizeof(long);
     long n = bytes < (long)sizeof(long) ? 1 : bytes / (long)sizeof(long); /* longs per message */
+    int persistent = argc > 4 && strcmp(argv[4], "persistent") == 0;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "wildcard_used", "none");
@@ -45,6 +49,11 @@ int main(int argc, char **argv)
     long *sbuf, *rbuf;
     MPI_Alloc_mem(n * (long)sizeof(long), info, &sbuf);
     MPI_Alloc_mem(n * (long)sizeof(long), info, &rbuf);
+    MPI_Request r[2];
+    if (persistent) {
+        MPI_Send_init(sbuf, (int)n, MPI_LONG, peer, 3, comm, &r[0]);
+        MPI_Recv_init(rbuf, (int)n, MPI_LONG, peer, 3, comm, &r[1]);
+    }
     unsigned seed = 12345u + (unsigned)rank;
     double worst = 0;
     long slow = 0, bad = 0;
@@ -57,10 +66,13 @@ int main(int argc, char **argv)
         sbuf[n - 1] = i * 3000 + rank;
         sbuf[0] = i * 1000 + rank;
         rbuf[0] = rbuf[n - 1] = -1;
-        MPI_Request r[2];
         double t0 = MPI_Wtime();
-        MPI_Isend(sbuf, (int)n, MPI_LONG, peer, 3, comm, &r[0]);
-        MPI_Irecv(rbuf, (int)n, MPI_LONG, peer, 3, comm, &r[1]);
+        if (persistent) {
+            MPI_Startall(2, r);
+        } else {
+            MPI_Isend(sbuf, (int)n, MPI_LONG, peer, 3, comm, &r[0]);
+            MPI_Irecv(rbuf, (int)n, MPI_LONG, peer, 3, comm, &r[1]);
+        }
         MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
         double dt = MPI_Wtime() - t0;
         if (dt > worst)
@@ -71,6 +83,10 @@ int main(int argc, char **argv)
     }
     printf("result rank=%d test=pairs ok=%d iters=%ld max_ms=%.3f slow=%ld bad=%ld\n", rank, bad == 0, iters,
            worst * 1e3, slow, bad);
+    if (persistent) {
+        MPI_Request_free(&r[0]);
+        MPI_Request_free(&r[1]);
+    }
     MPI_Free_mem(sbuf);
     MPI_Free_mem(rbuf);
     MPI_Info_free(&info);
