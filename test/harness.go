@@ -84,6 +84,7 @@ type Job struct {
 	Args    []string // the program's arguments
 	Env     []string // KEY=VALUE, passed with -genv
 	Preload bool     // LD_PRELOAD lib/libcasperii.so (built by Lib)
+	Launch  []string // mpiexec options before -n (e.g. -bind-to core)
 	Timeout time.Duration
 }
 
@@ -305,7 +306,7 @@ func run(t T, j Job, lib string) Result {
 	if lib != "" {
 		genv = append(genv, "LD_PRELOAD="+lib)
 	}
-	args := []string{"-n", strconv.Itoa(j.Layout.N)}
+	args := append(append([]string(nil), j.Launch...), "-n", strconv.Itoa(j.Layout.N))
 	for _, kv := range genv {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {

@@ -99,6 +99,7 @@ func describeEnv(w io.Writer, environ []string, o options, finder libFinder) int
 		} else {
 			row("node", fmt.Sprintf("every host (it needs more than %d processes)", cfg.NG))
 		}
+		row("placement", core.DescribeBind(cfg))
 		row("offload", "on, point-to-point")
 		row("MPI_COMM_WORLD", worldAlgorithm(cfg, c.hints))
 		row("MPI_TAG_UB", "below MPICH's: tag encoding reserves high bits for the users' offsets (C, and Fortran with `use mpi` or mpif.h, see the same value)")

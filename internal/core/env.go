@@ -35,6 +35,7 @@ type Config struct {
 	GhostNapUS   int  // CSP_GHOST_NAP_US: then naps this long between polls
 	GhostParkUS  int  // CSP_GHOST_PARK_US: an idle ghost polls this long before parking
 	HandOff      bool // CSP_GHOST_HANDOFF=1: yield after waking a user (off: measured slower here)
+	BindOff      bool // CSP_BIND=off: never bind virtual nodes to their share of an oversubscribed host's CPUs
 	WorldHints   string
 	WorldHintsS  bool
 }
@@ -170,6 +171,13 @@ func readConfig(getenv func(string) string) (Config, error) {
 		c.AnySrcOff = true
 	default:
 		return c, &ConfigError{Var: "CSP_ANYSRC_OFFLOAD", Value: v, Want: "use 1 or 0"}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_BIND")); v {
+	case "", "auto":
+	case "off", "0", "none":
+		c.BindOff = true
+	default:
+		return c, &ConfigError{Var: "CSP_BIND", Value: v, Want: "use auto or off"}
 	}
 	switch v := strings.TrimSpace(getenv("CSP_GHOST_HANDOFF")); v {
 	case "1", "on":

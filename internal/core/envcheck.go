@@ -167,6 +167,13 @@ var envDocs = map[string]EnvDoc{
 		}},
 	"CSP_ANYSRC_OFFLOAD": {Meaning: "1: communicators without wildcard_used (any_src) are offloaded with ghost-side matching; 0: not offloaded, as in the paper",
 		Show: func(c Config) string { return onOff(!c.AnySrcOff) }},
+	"CSP_BIND": {Meaning: "auto: with CSP_NODE_SIZE on a host running more of the job's processes than cores, every virtual node is bound to its share of the CPUs (unless the launcher bound the processes); off: placement left to the kernel",
+		Show: func(c Config) string {
+			if c.BindOff {
+				return "off"
+			}
+			return "auto"
+		}},
 	"CSP_GHOST_HANDOFF": {Meaning: "1: a ghost yields its core after waking a user (measured slower on this machine)",
 		Show: func(c Config) string { return onOff(c.HandOff) }},
 	"CSP_WORLD_HINTS": {Meaning: "info hints for MPI_COMM_WORLD, as key=value pairs separated by ';', e.g. \"wildcard_used=none;shmbuf_regist=true\"",

@@ -186,19 +186,21 @@ func (r *runtime) setupLayout() error {
 		return err
 	}
 	hostSize, _ := node.Size()
+	hostRank, _ := node.Rank()
 	r.hostSize = hostSize
 	problem := ""
+	vnodes, vnode := 1, 0
 	if k := r.cfg.NodeSize; k > 0 {
 		if hostSize%k != 0 {
 			problem = fmt.Sprintf("CasperII: CSP_NODE_SIZE=%d does not divide the %d processes on this host; use a divisor of %d", k, hostSize, hostSize)
 		}
-		lr, _ := node.Rank()
-		vnode, err := node.Split(lr/k, lr)
+		vnodes, vnode = hostSize/k, hostRank/k
+		vcomm, err := node.Split(vnode, hostRank)
 		if err != nil {
 			return err
 		}
 		node.Free()
-		node = vnode
+		node = vcomm
 	}
 	r.node = node
 	lrank, _ := node.Rank()
@@ -210,6 +212,7 @@ func (r *runtime) setupLayout() error {
 	if err := r.agree(world, problem); err != nil {
 		return err
 	}
+	r.place(vnodes, vnode)
 	locals := make([]int32, lsize)
 	if err := mpi.AllgatherInt32s(node, []int32{int32(r.wrank)}, locals); err != nil {
 		return err

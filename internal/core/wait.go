@@ -1,10 +1,8 @@
 package core
 
 import (
-	"os"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 )
 
 // WaitPolicy is how a user blocked on an offloaded request waits: Spin
@@ -98,35 +96,10 @@ func onOversubscribedHost() string {
 // affinity: a launcher that binds each process to one core must not make
 // the host look oversubscribed).
 func HostCPUs() int {
-	b, err := os.ReadFile("/sys/devices/system/cpu/online")
-	if err != nil {
-		return goruntime.NumCPU()
-	}
-	if n := countCPUList(strings.TrimSpace(string(b))); n > 0 {
+	if n := len(OnlineCPUs()); n > 0 {
 		return n
 	}
 	return goruntime.NumCPU()
-}
-
-// countCPUList counts the CPUs of a kernel CPU list such as "0-3,8,10-11";
-// 0 if it does not parse.
-func countCPUList(s string) int {
-	n := 0
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return 0
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0
-			}
-		}
-		n += b - a + 1
-	}
-	return n
 }
 
 // DescribeWait says in one line what a waiting user will do on this host

@@ -7,14 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCountCPUList(t *testing.T) {
-	for s, want := range map[string]int{
-		"0": 1, "0-1": 2, "0-3,8,10-11": 7, "": 0, "x": 0, "3-1": 0, "0-": 0, "-1": 0,
-	} {
-		assert.Equal(t, want, countCPUList(s), "%q", s)
-	}
-}
-
 func TestWaitPolicy(t *testing.T) {
 	cfg, err := readConfig(func(string) string { return "" })
 	assert.NoError(t, err)
