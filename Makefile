@@ -10,7 +10,7 @@ GO        ?= go
 FUZZTIME  ?= 30s
 # Packages that need no MPI: checked with the race detector (spsc and postcell
 # include their C views, built with cgo, which the race detector accepts).
-PURE_PKGS := ./spsc/... ./tagenc/... ./info/... ./postcell/... ./commexpand/...
+PURE_PKGS := ./spsc/... ./tagenc/... ./info/... ./postcell/... ./commexpand/... ./internal/proc/...
 FUZZ_TARGETS := $(shell grep -rl --include='*_test.go' '^func Fuzz' . 2>/dev/null | xargs -r -n1 dirname | sort -u)
 
 .PHONY: all build test vet fmtcheck race unit bench bench-quick bench-full fuzz clean

@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/casperii/casperii/internal/proc"
 	"github.com/casperii/casperii/internal/shellquote"
 )
 
@@ -101,8 +101,8 @@ func jobEnv(env []string) []string {
 func RunJob(ctx context.Context, mpiexec string, j JobSpec) *JobResult {
 	argv := j.Argv(mpiexec)
 	res := &JobResult{Cmd: ShellQuote(argv), ExitCode: -1}
-	shmBefore := listShm()
-	busy0 := machineBusy()
+	shmBefore, _ := proc.ShmEntries()
+	busy0 := proc.HostBusy()
 	dir, err := os.MkdirTemp("", "osubench-job-")
 	if err != nil {
 		res.Stderr = err.Error()
@@ -127,7 +127,7 @@ func RunJob(ctx context.Context, mpiexec string, j JobSpec) *JobResult {
 		res.Stderr = "starting mpiexec: " + err.Error()
 		return res
 	}
-	tr := newTracker(cmd.Process.Pid)
+	tr := proc.NewTracker(cmd.Process.Pid, "")
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -145,7 +145,7 @@ wait:
 		case waitErr = <-done:
 			break wait
 		case <-tick.C:
-			tr.scan()
+			tr.Scan()
 		case <-timer.C:
 			res.TimedOut = true
 		case <-ctx.Done():
@@ -153,15 +153,15 @@ wait:
 			res.Stderr = "interrupted\n"
 		}
 		if res.TimedOut {
-			tr.scan()
-			tr.killAll()
+			tr.Scan()
+			tr.KillAll()
 			_ = cmd.Process.Kill()
 			waitErr = <-done
 			break wait
 		}
 	}
 	res.Wall = time.Since(start)
-	if b1 := machineBusy(); b1 > busy0 && busy0 > 0 {
+	if b1 := proc.HostBusy(); b1 > busy0 && busy0 > 0 {
 		res.MachineCPU = b1 - busy0
 	}
 	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
@@ -170,21 +170,21 @@ wait:
 	}
 	// Every process of the job must be gone once mpiexec has exited.
 	deadline := time.Now().Add(3 * time.Second)
-	for len(tr.alive()) > 0 && time.Now().Before(deadline) {
+	for len(tr.Alive()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if left := tr.alive(); len(left) > 0 {
-		res.Leftover = tr.killAll()
+	if left := tr.Alive(); len(left) > 0 {
+		res.Leftover = tr.KillAll()
 	}
-	for _, p := range tr.procs {
-		if p.rank < 0 {
+	for _, p := range tr.Procs() {
+		if p.Rank < 0 {
 			continue
 		}
 		res.procsWithRanks++
-		if j.IsGhost != nil && j.IsGhost(p.rank) {
-			res.GhostCPU += p.cpu
+		if j.IsGhost != nil && j.IsGhost(p.Rank) {
+			res.GhostCPU += p.CPU
 		} else {
-			res.UserCPU += p.cpu
+			res.UserCPU += p.CPU
 		}
 	}
 	b1, _ := os.ReadFile(filepath.Join(dir, "stdout"))
@@ -193,32 +193,6 @@ wait:
 	res.Stderr += string(b2)
 	res.ShmLeft, res.ShmNotRemoved = cleanShm(shmBefore)
 	return res
-}
-
-// machineBusy returns the CPU seconds all cores of the host have spent
-// busy since boot (/proc/stat: everything but idle and iowait), 0 if unknown.
-func machineBusy() float64 {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 8 || f[0] != "cpu" {
-		return 0
-	}
-	var busy float64
-	for i, v := range f[1:] {
-		if i == 3 || i == 4 { // idle, iowait
-			continue
-		}
-		if i >= 8 { // guest time is already counted in user time
-			break
-		}
-		x, _ := strconv.ParseFloat(v, 64)
-		busy += x
-	}
-	return busy / clkTck
 }
 
 func exitCode(ps *os.ProcessState, err error) int {
@@ -237,166 +211,6 @@ func exitCode(ps *os.ProcessState, err error) int {
 // ShellQuote joins args into a command line a POSIX shell reads back as args.
 func ShellQuote(args []string) string { return shellquote.Join(args) }
 
-// tracker follows mpiexec and its descendants (Hydra puts ranks in their own
-// sessions, so a process group would not reach them), through
-// /proc/<pid>/task/<tid>/children, and samples each one's CPU time. A
-// process is identified by pid and start time, so a recycled pid is not
-// mistaken for it.
-type tracker struct {
-	root  int
-	procs map[int]*procInfo
-}
-
-type procInfo struct {
-	start string
-	name  string
-	rank  int     // PMI_RANK, -1 if none
-	cpu   float64 // seconds, last sample
-	gone  bool
-}
-
-func newTracker(pid int) *tracker {
-	t := &tracker{root: pid, procs: map[int]*procInfo{}}
-	t.scan()
-	return t
-}
-
-const clkTck = 100 // USER_HZ on Linux
-
-// procStat reads /proc/<pid>/stat: start time, name and CPU seconds.
-func procStat(pid int) (start, name string, cpu float64, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", "", 0, false
-	}
-	s := string(b)
-	i, k := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if i < 0 || k < i {
-		return "", "", 0, false
-	}
-	f := strings.Fields(s[k+1:])
-	if len(f) < 20 || f[0] == "Z" {
-		return "", "", 0, false
-	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return f[19], s[i+1 : k], (ut + st) / clkTck, true
-}
-
-func procRank(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return -1
-	}
-	for _, kv := range strings.Split(string(b), "\x00") {
-		if v, ok := strings.CutPrefix(kv, "PMI_RANK="); ok {
-			if r, err := strconv.Atoi(v); err == nil {
-				return r
-			}
-		}
-	}
-	return -1
-}
-
-func children(pid int) []int {
-	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// scan adds the live descendants of the root and samples every known one.
-func (t *tracker) scan() {
-	queue := []int{t.root}
-	seen := map[int]bool{}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if seen[pid] {
-			continue
-		}
-		seen[pid] = true
-		start, name, cpu, ok := procStat(pid)
-		if !ok {
-			continue
-		}
-		p := t.procs[pid]
-		if p == nil || p.start != start {
-			p = &procInfo{start: start, name: name, rank: -1}
-			if pid != t.root {
-				p.rank = procRank(pid)
-			}
-			t.procs[pid] = p
-		}
-		p.cpu = cpu
-		queue = append(queue, children(pid)...)
-	}
-	// Sample the known ones that were not reached (reparented).
-	for pid, p := range t.procs {
-		if seen[pid] || p.gone {
-			continue
-		}
-		start, _, cpu, ok := procStat(pid)
-		if !ok || start != p.start {
-			p.gone = true
-			continue
-		}
-		p.cpu = cpu
-	}
-}
-
-// alive lists the tracked processes still running (mpiexec excluded).
-func (t *tracker) alive() []int {
-	var out []int
-	for pid, p := range t.procs {
-		if pid == t.root || p.gone {
-			continue
-		}
-		start, _, cpu, ok := procStat(pid)
-		if !ok || start != p.start {
-			p.gone = true
-			continue
-		}
-		p.cpu = cpu
-		out = append(out, pid)
-	}
-	sort.Ints(out)
-	return out
-}
-
-// killAll kills every tracked process still alive and describes them.
-func (t *tracker) killAll() []string {
-	var out []string
-	for _, pid := range t.alive() {
-		p := t.procs[pid]
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		out = append(out, fmt.Sprintf("%d(%s rank=%d)", pid, p.name, p.rank))
-	}
-	return out
-}
-
-func listShm() map[string]bool {
-	m := map[string]bool{}
-	ents, _ := os.ReadDir("/dev/shm")
-	for _, e := range ents {
-		m[e.Name()] = true
-	}
-	return m
-}
-
 // cleanShm finds /dev/shm entries created since before that no process has
 // open or mapped any more (the job's leftovers: entries another user's live
 // job is using are left alone), removes them, and returns them (and those it
@@ -404,21 +218,15 @@ func listShm() map[string]bool {
 func cleanShm(before map[string]bool) (left, notRemoved []string) {
 	var fresh []string
 	for i := 0; i < 10; i++ {
-		fresh = fresh[:0]
-		for e := range listShm() {
-			if !before[e] {
-				fresh = append(fresh, e)
-			}
-		}
-		if len(fresh) == 0 {
+		now, _ := proc.ShmEntries()
+		if fresh = proc.NewShmEntries(before, now); len(fresh) == 0 {
 			return nil, nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	inUse := shmInUse()
-	sort.Strings(fresh)
+	holders := proc.ShmHolders()
 	for _, e := range fresh {
-		if inUse[e] {
+		if holders[e] > 0 {
 			continue
 		}
 		left = append(left, e)
@@ -427,36 +235,4 @@ func cleanShm(before map[string]bool) (left, notRemoved []string) {
 		}
 	}
 	return left, notRemoved
-}
-
-// shmInUse returns the names of /dev/shm entries some process has open or mapped.
-func shmInUse() map[string]bool {
-	m := map[string]bool{}
-	procs, _ := os.ReadDir("/proc")
-	for _, p := range procs {
-		if _, err := strconv.Atoi(p.Name()); err != nil {
-			continue
-		}
-		dir := "/proc/" + p.Name()
-		if fds, err := os.ReadDir(dir + "/fd"); err == nil {
-			for _, fd := range fds {
-				if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil {
-					if n, ok := strings.CutPrefix(l, "/dev/shm/"); ok {
-						m[strings.TrimSuffix(n, " (deleted)")] = true
-					}
-				}
-			}
-		}
-		if b, err := os.ReadFile(dir + "/maps"); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if i := strings.Index(line, "/dev/shm/"); i >= 0 {
-					n := strings.Fields(line[i+len("/dev/shm/"):])
-					if len(n) > 0 {
-						m[n[0]] = true
-					}
-				}
-			}
-		}
-	}
-	return m
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/casperii/casperii/internal/proc"
 )
 
 // Config is one invocation of the benchmarks.
@@ -475,13 +477,13 @@ func (r *Runner) eta() string {
 func waitQuiet(ctx context.Context, max time.Duration, cores float64) (time.Duration, float64) {
 	start := time.Now()
 	for {
-		b0 := machineBusy()
+		b0 := proc.HostBusy()
 		select {
 		case <-ctx.Done():
 			return time.Since(start), 0
 		case <-time.After(time.Second):
 		}
-		busy := machineBusy() - b0
+		busy := proc.HostBusy() - b0
 		if busy < cores || time.Since(start) >= max {
 			return time.Since(start), busy
 		}

@@ -30,12 +30,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +42,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/casperii/casperii/internal/proc"
 	"github.com/casperii/casperii/internal/shellquote"
 )
 
@@ -317,11 +316,21 @@ func run(t T, j Job, lib string) Result {
 	args = append(args, j.Prog)
 	args = append(args, j.Args...)
 
-	res := Result{Cmd: shellQuote(append([]string{"mpiexec"}, args...)), ExitCode: -1}
-	t.Logf("job: %s", res.Cmd)
 	t.Logf("job env: %s (layout %v: %d users; inherited CSP_* and LD_PRELOAD removed; timeout %v)",
 		strings.Join(genv, " "), j.Layout, j.Layout.Users(), j.Timeout)
+	return supervise(t, "job", mpiexec, args, nil, j.Timeout)
+}
 
+// supervise runs bin with args as a job of the test (stdin closed; the
+// test's environment without CSP_*, LD_PRELOAD and MPI job variables, plus
+// env) and applies the harness's checks: past timeout every process of the
+// job is killed and the test fails at once; processes of the job that
+// outlive bin are killed and fail the test; so do new /dev/shm entries no
+// live process holds. what names the job in messages.
+func supervise(t T, what, bin string, args, env []string, timeout time.Duration) Result {
+	t.Helper()
+	res := Result{Cmd: shellQuote(append([]string{filepath.Base(bin)}, args...)), ExitCode: -1}
+	t.Logf("%s: %s", what, res.Cmd)
 	shmBefore := listShm(t)
 	dir := t.TempDir()
 	stdout, err := os.Create(filepath.Join(dir, "stdout"))
@@ -335,21 +344,21 @@ func run(t T, j Job, lib string) Result {
 	}
 	defer stderr.Close()
 
-	cmd := exec.Command(mpiexec, args...)
+	cmd := exec.Command(bin, args...)
 	marker := fmt.Sprintf("%s=%d-%d", jobMarkerVar, os.Getpid(), jobSeq.Add(1))
-	cmd.Env = append(jobEnv(os.Environ()), marker)
+	cmd.Env = append(append(jobEnv(os.Environ()), marker), env...)
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("harness: starting mpiexec: %v", err)
+		t.Fatalf("harness: starting %s: %v", bin, err)
 	}
-	tr := newTracker(cmd.Process.Pid, marker)
+	tr := proc.NewTracker(cmd.Process.Pid, marker)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	timer := time.NewTimer(j.Timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	timedOut := false
 	var waitErr error
@@ -359,35 +368,35 @@ wait:
 		case waitErr = <-done:
 			break wait
 		case <-tick.C:
-			tr.scan()
+			tr.Scan()
 		case <-timer.C:
 			timedOut = true
-			tr.scan()
-			killed := tr.killAll()
+			tr.Scan()
+			killed := tr.KillAll()
 			_ = cmd.Process.Kill()
 			waitErr = <-done
-			t.Errorf("harness: job timed out after %v; killed %d process(es) of it: %s", j.Timeout, len(killed), strings.Join(killed, ", "))
+			t.Errorf("harness: %s timed out after %v; killed %d process(es) of it: %s", what, timeout, len(killed), strings.Join(killed, ", "))
 			break wait
 		}
 	}
 	res.Duration = time.Since(start)
 	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
 
-	// Processes of the job must be gone once mpiexec has exited.
+	// Processes of the job must be gone once bin has exited.
 	if !timedOut {
 		// Done when three looks 20 ms apart find none: one look can miss
 		// a process caught in execve (its environ reads empty then).
 		deadline := time.Now().Add(2 * time.Second)
 		for quiet := 0; quiet < 3 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if len(tr.alive()) > 0 {
+			if len(tr.Alive()) > 0 {
 				quiet = 0
 			} else {
 				quiet++
 			}
 		}
-		if left := tr.alive(); len(left) > 0 {
-			killed := tr.killAll()
-			t.Errorf("harness: %d process(es) of the job outlived mpiexec by 2s and were killed: %s", len(left), strings.Join(killed, ", "))
+		if left := tr.Alive(); len(left) > 0 {
+			killed := tr.KillAll()
+			t.Errorf("harness: %d process(es) of the %s outlived %s by 2s and were killed: %s", len(left), what, filepath.Base(bin), strings.Join(killed, ", "))
 		}
 	}
 	res.Stdout = readFile(filepath.Join(dir, "stdout"))
@@ -397,7 +406,7 @@ wait:
 	// holds belong to another job running at the same time: not ours.
 	var added []string
 	for range 10 {
-		added = newEntries(shmBefore, listShm(t))
+		added = proc.NewShmEntries(shmBefore, listShm(t))
 		if len(added) == 0 {
 			break
 		}
@@ -405,9 +414,10 @@ wait:
 	}
 	if len(added) > 0 {
 		var ours []string
+		holders := proc.ShmHolders()
 		for _, e := range added {
-			if pid := shmHolder(e); pid > 0 {
-				t.Logf("harness: /dev/shm/%s appeared during the job but process %d (not of the job) holds it; ignored", e, pid)
+			if pid := holders[e]; pid > 0 {
+				t.Logf("harness: /dev/shm/%s appeared during the %s but process %d (not of it) holds it; ignored", e, what, pid)
 			} else {
 				ours = append(ours, e)
 			}
@@ -415,15 +425,15 @@ wait:
 		added = ours
 	}
 	if len(added) > 0 {
-		t.Errorf("harness: the job left %d new entries in /dev/shm (removed now): %s", len(added), strings.Join(added, " "))
+		t.Errorf("harness: the %s left %d new entries in /dev/shm (removed now): %s", what, len(added), strings.Join(added, " "))
 		for _, e := range added {
 			os.RemoveAll(filepath.Join("/dev/shm", e))
 		}
 	}
-	t.Logf("job: exit code %d after %v", res.ExitCode, res.Duration.Round(time.Millisecond))
+	t.Logf("%s: exit code %d after %v", what, res.ExitCode, res.Duration.Round(time.Millisecond))
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("output of job %s (exit code %d):\n%s", res.Cmd, res.ExitCode, res.Output())
+			t.Logf("output of %s %s (exit code %d):\n%s", what, res.Cmd, res.ExitCode, res.Output())
 		}
 	})
 	if timedOut {
@@ -470,53 +480,11 @@ func readFile(p string) string {
 }
 
 func listShm(t T) map[string]bool {
-	ents, err := os.ReadDir("/dev/shm")
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	m, err := proc.ShmEntries()
+	if err != nil {
 		t.Fatalf("harness: listing /dev/shm: %v", err)
 	}
-	m := map[string]bool{}
-	for _, e := range ents {
-		m[e.Name()] = true
-	}
 	return m
-}
-
-// shmHolder returns a live process that has /dev/shm/<name> open or
-// mapped (0: none).
-func shmHolder(name string) int {
-	path := "/dev/shm/" + name
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		dir := "/proc/" + e.Name()
-		if maps, err := os.ReadFile(dir + "/maps"); err == nil && bytes.Contains(maps, []byte(path)) {
-			return pid
-		}
-		fds, _ := os.ReadDir(dir + "/fd")
-		for _, fd := range fds {
-			if l, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil && l == path {
-				return pid
-			}
-		}
-	}
-	return 0
-}
-
-func newEntries(before, after map[string]bool) []string {
-	var out []string
-	for e := range after {
-		if !before[e] {
-			out = append(out, e)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func shellQuote(args []string) string { return shellquote.Join(args) }
@@ -526,163 +494,6 @@ func shellQuote(args []string) string { return shellquote.Join(args) }
 const jobMarkerVar = "CASPERII_TEST_JOB"
 
 var jobSeq atomic.Int64
-
-// tracker records the processes of a job: all descendants of mpiexec,
-// found by walking /proc (Hydra runs ranks in their own sessions, so a
-// process group would not reach them), and every process whose
-// environment carries the job's marker (which finds processes that
-// detached from the tree too). A process is identified by its pid and
-// start time, so a recycled pid is not mistaken for it.
-type tracker struct {
-	root   int
-	marker []byte
-	procs  map[int]procInfo
-}
-
-type procInfo struct {
-	start string // field 22 of /proc/<pid>/stat
-	name  string
-}
-
-func newTracker(pid int, marker string) *tracker {
-	tr := &tracker{root: pid, marker: []byte(marker), procs: map[int]procInfo{}}
-	tr.scan()
-	return tr
-}
-
-// scanEnv adds every live process whose environment holds the marker.
-func (tr *tracker) scanEnv() {
-	if len(tr.marker) == 0 {
-		return
-	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	self := os.Getpid()
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self || pid == tr.root {
-			continue
-		}
-		if _, known := tr.procs[pid]; known {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if bytes.Equal(kv, tr.marker) {
-				if _, state, start, name, ok := procStat(pid); ok && state != "Z" {
-					tr.procs[pid] = procInfo{start, name}
-				}
-				break
-			}
-		}
-	}
-}
-
-// procStat reads /proc/<pid>/stat: parent, state, start time and name.
-func procStat(pid int) (ppid int, state, start, name string, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, "", "", "", false
-	}
-	s := string(b)
-	i, k := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if i < 0 || k < i {
-		return 0, "", "", "", false
-	}
-	f := strings.Fields(s[k+1:])
-	if len(f) < 20 {
-		return 0, "", "", "", false
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	return ppid, f[0], f[19], s[i+1 : k], true
-}
-
-// scan adds the live descendants of the job's root (and of every process
-// already recorded, in case one was orphaned) to the record.
-func (tr *tracker) scan() {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	children := map[int][]int{}
-	info := map[int]procInfo{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		ppid, state, start, name, ok := procStat(pid)
-		if !ok || state == "Z" {
-			continue
-		}
-		children[ppid] = append(children[ppid], pid)
-		info[pid] = procInfo{start, name}
-	}
-	queue := []int{tr.root}
-	for p, pi := range tr.procs {
-		if cur, ok := info[p]; ok && cur.start == pi.start {
-			queue = append(queue, p)
-		}
-	}
-	seen := map[int]bool{}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		for _, c := range children[p] {
-			if _, known := tr.procs[c]; !known {
-				tr.procs[c] = info[c]
-			}
-			queue = append(queue, c)
-		}
-	}
-}
-
-// alive returns the recorded processes (not mpiexec) still running,
-// after looking for more by their environment.
-func (tr *tracker) alive() []int {
-	tr.scanEnv()
-	var out []int
-	for p, pi := range tr.procs {
-		if _, state, start, _, ok := procStat(p); ok && state != "Z" && start == pi.start {
-			out = append(out, p)
-		}
-	}
-	sort.Ints(out)
-	return out
-}
-
-// killAll SIGKILLs every recorded process still alive (after a last scan
-// for new descendants) and returns them as "pid (name)".
-func (tr *tracker) killAll() []string {
-	var out []string
-	for range 3 {
-		tr.scan()
-		left := tr.alive()
-		if len(left) == 0 {
-			break
-		}
-		for _, p := range left {
-			name := tr.procs[p].name
-			if _, _, _, cur, ok := procStat(p); ok {
-				name = cur // it may have exec'd since it was recorded
-			}
-			if syscall.Kill(p, syscall.SIGKILL) == nil {
-				out = append(out, fmt.Sprintf("%d (%s)", p, name))
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return out
-}
 
 // Fields are the key=value pairs of one output line, plus the line itself
 // under the key "" .

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/internal/proc"
 )
 
 func TestParseLines(t *testing.T) {
@@ -131,7 +133,7 @@ func processWith(s string) bool {
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), s) {
-			if _, state, _, _, ok := procStat(harnessAtoi(e.Name())); ok && state != "Z" {
+			if st, ok := proc.ReadStat(harnessAtoi(e.Name())); ok && st.Live() {
 				return true
 			}
 		}

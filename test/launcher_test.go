@@ -2,8 +2,6 @@ package test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,78 +34,7 @@ func launcherBin(t *testing.T) string {
 // CSP_* and LD_PRELOAD of the test's environment are not passed.
 func runLauncher(t *testing.T, timeout time.Duration, args ...string) Result {
 	t.Helper()
-	bin, lib := launcherBin(t), Lib(t)
-	res := Result{Cmd: shellQuote(append([]string{"casperii"}, args...)), ExitCode: -1}
-	t.Logf("launcher: %s", res.Cmd)
-	shmBefore := listShm(t)
-	dir := t.TempDir()
-	stdout, err := os.Create(filepath.Join(dir, "stdout"))
-	require.NoError(t, err)
-	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(dir, "stderr"))
-	require.NoError(t, err)
-	defer stderr.Close()
-
-	cmd := exec.Command(bin, args...)
-	marker := fmt.Sprintf("%s=%d-%d", jobMarkerVar, os.Getpid(), jobSeq.Add(1))
-	cmd.Env = append(jobEnv(os.Environ()), marker, "CASPERII_LIB="+lib)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	start := time.Now()
-	require.NoError(t, cmd.Start())
-	tr := newTracker(cmd.Process.Pid, marker)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var waitErr error
-wait:
-	for {
-		select {
-		case waitErr = <-done:
-			break wait
-		case <-tick.C:
-			tr.scan()
-		case <-timer.C:
-			tr.scan()
-			killed := tr.killAll()
-			_ = cmd.Process.Kill()
-			<-done
-			t.Fatalf("launcher: timed out after %v; killed %s", timeout, strings.Join(killed, ", "))
-		}
-	}
-	res.Duration = time.Since(start)
-	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
-	deadline := time.Now().Add(2 * time.Second)
-	for len(tr.alive()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if left := tr.alive(); len(left) > 0 {
-		t.Errorf("launcher: %d process(es) outlived it by 2s and were killed: %s", len(left), strings.Join(tr.killAll(), ", "))
-	}
-	res.Stdout = readFile(filepath.Join(dir, "stdout"))
-	res.Stderr = readFile(filepath.Join(dir, "stderr"))
-	var added []string
-	for range 10 {
-		if added = newEntries(shmBefore, listShm(t)); len(added) == 0 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	for _, e := range added {
-		if shmHolder(e) == 0 {
-			t.Errorf("launcher: the job left /dev/shm/%s (removed now)", e)
-			os.RemoveAll(filepath.Join("/dev/shm", e))
-		}
-	}
-	t.Logf("launcher: exit code %d after %v", res.ExitCode, res.Duration.Round(time.Millisecond))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("output of %s (exit code %d):\n%s", res.Cmd, res.ExitCode, res.Output())
-		}
-	})
-	return res
+	return supervise(t, "launcher", launcherBin(t), args, []string{"CASPERII_LIB=" + Lib(t)}, timeout)
 }
 
 // casperii run -ng 1 -node-size 2 -stats -- mpiexec -n 4 ip_exchange: two

@@ -4,13 +4,12 @@ package mpitest
 
 import (
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/casperii/casperii/internal/proc"
 )
 
 // becomeSubreaper makes this process the reaper of its orphaned
@@ -20,49 +19,7 @@ func becomeSubreaper() {
 }
 
 // descendants returns the pids of all live descendants of pid.
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may contain spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" {
-			continue
-		}
-		pp, err := strconv.Atoi(f[1])
-		if err != nil {
-			continue
-		}
-		children[pp] = append(children[pp], p)
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
-}
+func descendants(pid int) []int { return proc.Descendants(pid) }
 
 // killDescendants SIGKILLs every live descendant of this process (the
 // remains of the job), waits up to 2 s until none is left running (SIGKILL
