@@ -205,7 +205,39 @@ func (l *Lib) snapshot(cache string) {
 			return
 		}
 	}
+	now := time.Now()
+	_ = os.Chtimes(dst, now, now) // in use: pruneSnapshots keeps it
 	l.Path = dst
+	pruneSnapshots(cache, now)
+}
+
+// Library snapshots kept in the cache: the newest keepSnapshots, and any
+// used within snapshotTTL (another run may be using it).
+const (
+	keepSnapshots = 4
+	snapshotTTL   = 24 * time.Hour
+)
+
+// pruneSnapshots removes the cache's older library snapshots, 4 MB each,
+// one per library version ever benchmarked otherwise.
+func pruneSnapshots(cache string, now time.Time) {
+	paths, _ := filepath.Glob(filepath.Join(cache, "libcasperii-*.so"))
+	type snap struct {
+		path string
+		used time.Time
+	}
+	var snaps []snap
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			snaps = append(snaps, snap{p, st.ModTime()})
+		}
+	}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].used.After(snaps[j].used) })
+	for i, s := range snaps {
+		if i >= keepSnapshots && now.Sub(s.used) > snapshotTTL {
+			_ = os.Remove(s.path)
+		}
+	}
 }
 
 func goBuildLib(l *Lib, root, cache string) *Lib {
