@@ -21,9 +21,10 @@ import (
 // every post paying for cache lines held by the other core and every
 // completion for a cross-core wake-up. Binding each virtual node to its
 // share of the host's CPUs makes the emulation what it stands for (nodes
-// with cores of their own) and removes the coin toss; it also made the
-// halo exchange (2 x (2 users + 1 ghost)) 10-20% faster and steadier and
-// the 8 B message rate 30-60% higher.
+// with cores of their own) and removes the coin toss: 8 interleaved runs,
+// medians, 8 B wait 13.1 -> 8.8 us, 8 B message rate +25%, the halo
+// exchange (2 x (2 users + 1 ghost)) 10-20% faster and steadier; the
+// 1 MiB ping-pong up to 15% slower (docs/design.md section 7).
 //
 // Nothing is bound when a launcher or the user bound the process already
 // (its affinity is not every online CPU), when the host has a core per
