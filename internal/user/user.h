@@ -255,6 +255,8 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 /* ---- engine (engine.c) ---- */
 /* Recycle every finished cell and push held posts; one test when idle. */
 void csp_pump_slow(void);
+/* Prefetch, for writing, what the next two posts store to (engine.c). */
+void csp_warm_posts(void);
 static inline void csp_pump(void)
 {
     if (__builtin_expect((csp_u.nheld | csp_u.nfreed_pending | csp_u.pump_deferred |

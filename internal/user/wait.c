@@ -165,6 +165,7 @@ int csp_wait(MPI_Request *req, MPI_Status *st)
     int rc = ours_wait(*req);
     if (rc == MPI_SUCCESS)
         rc = ours_complete(req, st);
+    csp_warm_posts();
     CSP_UNLOCK();
     return rc;
 }
@@ -177,9 +178,10 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
     csp_pump();
     int rc = MPI_SUCCESS;
     *flag = ours_ready(*req);
-    if (*flag)
+    if (*flag) {
         rc = ours_complete(req, st);
-    else if ((rc = csp_test_miss()) == MPI_SUCCESS)
+        csp_warm_posts();
+    } else if ((rc = csp_test_miss()) == MPI_SUCCESS)
         csp_poke_progress();
     CSP_UNLOCK();
     return rc;
@@ -240,6 +242,7 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     mask_done(&m, reqs);
     CSP_LOCK();
     rc = merge_all(n, reqs, sts, rc);
+    csp_warm_posts();
     CSP_UNLOCK();
     return rc;
 }
@@ -269,6 +272,7 @@ int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
     if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag) {
         CSP_LOCK();
         rc = merge_all(n, reqs, sts, rc);
+        csp_warm_posts();
         CSP_UNLOCK();
     }
     return rc;
