@@ -146,9 +146,11 @@ static inline void prefetch_write(const void *p)
 
 /* Start fetching what the next two posts store to: the cells on top of the
  * free stack (the lines of cells the ghost finished, or evicted by the
- * transfer's copy on this core), the ring slot and tail, the next record.
- * Called as a wait returns, so the misses overlap the application's return
- * path instead of stalling the post one after another. */
+ * transfer's copy on this core), the ring slot and tail, the next record;
+ * and what the last post read (its communicator's route tables and table
+ * slot, the heap). Called as a wait returns, so the misses overlap the
+ * application's return path instead of stalling the post one after
+ * another. */
 void csp_warm_posts(void)
 {
     if (!csp_u.on)
@@ -169,6 +171,9 @@ void csp_warm_posts(void)
         prefetch_write((const char *)op + 64);
         prefetch_write((const char *)op + 128);
     }
+    for (int i = 0; i < 6; i++)
+        __builtin_prefetch(csp_u.warm[i], 0, 3);
+    __builtin_prefetch(csp_u.heap, 0, 3);
 }
 
 static void release_cell(uint32_t idx, int cls)

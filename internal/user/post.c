@@ -95,6 +95,18 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
+/* Remember what routing to peer on c read, for csp_warm_posts. */
+static inline void note_route(const struct csp_comm *c, int peer)
+{
+    size_t i = csp_comm_hash(c->comm) & csp_u.ctab_mask;
+    csp_u.warm[0] = c;
+    csp_u.warm[1] = c->ghost + peer;
+    csp_u.warm[2] = c->off + peer;
+    csp_u.warm[3] = c->slots;
+    csp_u.warm[4] = &csp_u.ctab_keys[i];
+    csp_u.warm[5] = &csp_u.ctab_vals[i];
+}
+
 /* Route a send to dest: peer ghost, internal communicator, encoded tag. */
 static void route_send(struct csp_op *op, struct csp_comm *c, int dest, int tag, uint32_t flags)
 {
@@ -200,6 +212,7 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
         return rc;
     }
     route_send(op, c, dest, tag, 0);
+    note_route(c, dest);
     op->comm = c;
     c->refs++;
     *opp = op;
@@ -224,6 +237,7 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
         csp_op_release(op);
         return csp_error(c->comm, e);
     }
+    note_route(c, src == MPI_ANY_SOURCE ? 0 : src);
     int takes_data = kind == CSP_OP_RECV || kind == CSP_OP_MRECV;
     int rc = takes_data ? place(op, buf, count, dt, 0, c) : MPI_SUCCESS;
     if (!takes_data)
