@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,7 +55,7 @@ func planBind(cfg Config, online, allowed []int, hostProcs, vnodes, vnode int) B
 	if over == "" {
 		return BindPlan{Why: "a core per process: placement left to the kernel"}
 	}
-	if !sameCPUs(online, allowed) {
+	if !slices.Equal(online, allowed) {
 		return BindPlan{Why: "bound already (CPUs " + FormatCPUList(allowed) + "): left as the launcher set it"}
 	}
 	cpus := vnodeShare(online, vnodes, vnode)
@@ -72,18 +73,6 @@ func vnodeShare(cpus []int, n, v int) []int {
 		hi = lo + 1
 	}
 	return append([]int(nil), cpus[lo:hi]...)
-}
-
-func sameCPUs(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // OnlineCPUs lists the host's online CPUs in increasing order, nil if
