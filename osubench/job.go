@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/casperii/casperii/internal/proc"
@@ -164,7 +163,7 @@ wait:
 	if b1 := proc.HostBusy(); b1 > busy0 && busy0 > 0 {
 		res.MachineCPU = b1 - busy0
 	}
-	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
+	res.ExitCode = proc.ExitCode(cmd.ProcessState, waitErr)
 	if ps := cmd.ProcessState; ps != nil {
 		res.CPU = (ps.UserTime() + ps.SystemTime()).Seconds()
 	}
@@ -193,19 +192,6 @@ wait:
 	res.Stderr += string(b2)
 	res.ShmLeft, res.ShmNotRemoved = cleanShm(shmBefore)
 	return res
-}
-
-func exitCode(ps *os.ProcessState, err error) int {
-	if ps == nil {
-		if err != nil {
-			return -1
-		}
-		return 0
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // ShellQuote joins args into a command line a POSIX shell reads back as args.

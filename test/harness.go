@@ -38,7 +38,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -380,7 +379,7 @@ wait:
 		}
 	}
 	res.Duration = time.Since(start)
-	res.ExitCode = exitCode(cmd.ProcessState, waitErr)
+	res.ExitCode = proc.ExitCode(cmd.ProcessState, waitErr)
 
 	// Processes of the job must be gone once bin has exited.
 	if !timedOut {
@@ -459,19 +458,6 @@ func jobEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	return out
-}
-
-func exitCode(ps *os.ProcessState, err error) int {
-	if ps == nil {
-		if err != nil {
-			return -1
-		}
-		return 0
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 func readFile(p string) string {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/casperii/casperii/internal/proc"
 	"github.com/casperii/casperii/internal/shellquote"
 	"golang.org/x/sys/unix"
 )
@@ -275,10 +276,7 @@ func execute(l launch, st stdio) int {
 	err := cmd.Wait()
 	close(done)
 	if ps := cmd.ProcessState; ps != nil {
-		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
-		}
-		return ps.ExitCode()
+		return proc.ExitCode(ps, err)
 	}
 	fmt.Fprintf(st.err, "casperii: %s: %v\n", l.argv[0], err)
 	return 1

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Stat is what /proc/<pid>/stat says of a process.
@@ -126,4 +127,20 @@ func HostBusy() float64 {
 		busy += x
 	}
 	return busy / clkTck
+}
+
+// ExitCode is a finished process's exit code as a shell reports it:
+// 128+signal if a signal ended it; for a process that never ran (ps nil),
+// -1 if starting or waiting failed (err), else 0.
+func ExitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
 }

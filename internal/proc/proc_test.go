@@ -99,3 +99,20 @@ func TestShmHolders(t *testing.T) {
 }
 
 func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// ExitCode reads a process's end the way a shell reports it.
+func TestExitCode(t *testing.T) {
+	run := func(script string) int {
+		cmd := exec.Command("sh", "-c", script)
+		err := cmd.Run()
+		return ExitCode(cmd.ProcessState, err)
+	}
+	assert.Equal(t, 0, run("exit 0"))
+	assert.Equal(t, 3, run("exit 3"))
+	assert.Equal(t, 128+9, run("kill -9 $$"))
+	cmd := exec.Command("/nonexistent/program")
+	err := cmd.Run()
+	require.Error(t, err)
+	assert.Equal(t, -1, ExitCode(cmd.ProcessState, err))
+	assert.Equal(t, 0, ExitCode(nil, nil))
+}
