@@ -18,9 +18,6 @@ func becomeSubreaper() {
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// descendants returns the pids of all live descendants of pid.
-func descendants(pid int) []int { return proc.Descendants(pid) }
-
 // killDescendants SIGKILLs every live descendant of this process (the
 // remains of the job), waits up to 2 s until none is left running (SIGKILL
 // takes effect asynchronously: a process just killed can still be listed),
@@ -29,7 +26,7 @@ func descendants(pid int) []int { return proc.Descendants(pid) }
 func killDescendants() int {
 	killed := map[int]bool{}
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		pids := descendants(os.Getpid())
+		pids := proc.Descendants(os.Getpid())
 		if len(pids) == 0 || time.Now().After(deadline) {
 			return len(killed)
 		}
@@ -42,7 +39,7 @@ func killDescendants() int {
 }
 
 // liveDescendants reports whether this process has live descendants.
-func liveDescendants() bool { return len(descendants(os.Getpid())) > 0 }
+func liveDescendants() bool { return len(proc.Descendants(os.Getpid())) > 0 }
 
 // redirectOutput points this process's stdout and stderr (fds 1 and 2) at path.
 func redirectOutput(path string) error {
