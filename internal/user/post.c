@@ -98,13 +98,11 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
 /* Remember what routing to peer on c read, for csp_warm_posts. */
 static inline void note_route(const struct csp_comm *c, int peer)
 {
-    size_t i = csp_comm_hash(c->comm) & csp_u.ctab_mask;
     csp_u.warm[0] = c;
     csp_u.warm[1] = c->ghost + peer;
     csp_u.warm[2] = c->off + peer;
     csp_u.warm[3] = c->slots;
-    csp_u.warm[4] = &csp_u.ctab_keys[i];
-    csp_u.warm[5] = &csp_u.ctab_vals[i];
+    csp_u.warm_comm = c->comm;
 }
 
 /* Route a send to dest: peer ghost, internal communicator, encoded tag. */

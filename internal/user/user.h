@@ -125,10 +125,12 @@ struct csp_user {
 
     struct csp_heap *heap;
     struct csp_tags tags;
-    /* Lines the last post read (its communicator, route tables and table
-     * slot), prefetched for the next by csp_warm_posts. Never dereferenced:
-     * a stale pointer costs nothing (a prefetch does not fault). */
-    const void *warm[6];
+    /* Lines the last post read (its communicator and route tables), and
+     * its handle (for its table slot), prefetched for the next post by
+     * csp_warm_posts. Never dereferenced: a stale pointer costs nothing
+     * (a prefetch does not fault). */
+    const void *warm[4];
+    MPI_Comm warm_comm;
 
     /* communicator table: open addressing on the handle */
     MPI_Comm *ctab_keys;
