@@ -209,14 +209,14 @@ func (g *Ghost) rest(idle time.Duration) {
 			g.park(min(max(idle, time.Millisecond), maxPark))
 		case idle >= min(idleSpin, g.cfg.Spin):
 			g.progress()
-			syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+			yieldCPU()
 		}
 		return
 	}
 	switch {
 	case idle < g.cfg.Spin:
 	case idle < g.cfg.Yield:
-		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		yieldCPU()
 	default:
 		g.park(g.cfg.Nap)
 	}
@@ -245,7 +245,7 @@ func (g *Ghost) park(timeout time.Duration) {
 			// Worked at start: the system changed under us. Users
 			// skip their fence, so never sleep without it.
 			atomic.StoreUint32(&g.hdr.Parked, 0)
-			syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+			yieldCPU()
 			return
 		}
 	}
@@ -312,7 +312,7 @@ func (g *Ghost) wakeUsers() {
 		}
 	}
 	if woke && g.cfg.HandOff {
-		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+		yieldCPU()
 	}
 }
 
@@ -340,3 +340,12 @@ func logToStderr(format string, args ...any) {
 
 var _ = spsc.ErrCorrupt
 var _ = logToStderr
+
+// yieldCPU gives the core to another runnable thread. It is a raw system
+// call: sched_yield never blocks, and telling the Go runtime about it
+// (entersyscall) lets sysmon take the processor away whenever the yield
+// lasts a scheduler tick, which starts a spinning runtime thread on this
+// core for nothing.
+func yieldCPU() {
+	syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+}

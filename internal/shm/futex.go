@@ -31,8 +31,12 @@ func Wait(addr *uint32, val uint32, timeout time.Duration) {
 }
 
 // Wake wakes up to n waiters on addr and returns how many were woken.
+// FUTEX_WAKE never blocks, so it is a raw system call: the Go runtime is
+// not told (no entersyscall), and cannot hand this thread's processor to
+// another runtime thread, which on a core shared with a user would cost
+// two context switches.
 func Wake(addr *uint32, n int) int {
-	r, _, errno := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWake,
+	r, _, errno := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWake,
 		uintptr(n), 0, 0, 0)
 	if errno != 0 {
 		return 0
