@@ -18,10 +18,15 @@ import (
 func TestBindVirtualNodes(t *testing.T) {
 	online := core.OnlineCPUs()
 	require.NotEmpty(t, online, "/sys/devices/system/cpu/online")
-	// What the job's processes inherit from this one: every online CPU,
-	// unless the test itself runs bound (a container's cpuset, taskset).
-	all := core.FormatCPUList(core.AllowedCPUs())
-	free := all == core.FormatCPUList(online)
+	// What the job's processes inherit from this one, all alike: every
+	// online CPU, unless the test itself runs confined (a container's
+	// cpuset, taskset). Either way it is the job's share of the host.
+	pool := core.AllowedCPUs()
+	all := core.FormatCPUList(pool)
+	restricted := ""
+	if all != core.FormatCPUList(online) {
+		restricted = fmt.Sprintf(" (the job's CPUs %s of %d online)", all, len(online))
+	}
 	prog := CProg(t, "ip_bind")
 	users := func(t *testing.T, res Result, l Layout) map[int]string {
 		require.Equal(t, 0, res.ExitCode, res.Output())
@@ -38,20 +43,17 @@ func TestBindVirtualNodes(t *testing.T) {
 	}
 	for _, l := range ipLayouts {
 		k, vnodes := l.NodeSize, l.N/l.NodeSize
-		over := l.N > len(online)
+		over := l.N > len(pool)
 		t.Run(l.String()+"/auto", func(t *testing.T) {
 			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Env: []string{"CSP_VERBOSE=2"}})
 			cpus := users(t, res, l)
 			for v := 0; v < vnodes; v++ {
 				want := all
-				switch {
-				case over && !free:
-					require.Contains(t, res.Stderr, fmt.Sprintf("casperii: rank %d: placement: bound already (CPUs %s): left as the launcher set it", v*k, all))
-				case over:
-					want = core.FormatCPUList(share(online, vnodes, v))
-					require.Contains(t, res.Stderr, fmt.Sprintf("casperii: rank %d: bound to virtual node %d of %d on a host running %d processes on %d cores: CPUs %s",
-						v*k, v, vnodes, l.N, len(online), want), "the ghost of virtual node %d", v)
-				default:
+				if over {
+					want = core.FormatCPUList(share(pool, vnodes, v))
+					require.Contains(t, res.Stderr, fmt.Sprintf("casperii: rank %d: bound to virtual node %d of %d on a host running %d processes on %d cores%s: CPUs %s",
+						v*k, v, vnodes, l.N, len(pool), restricted, want), "the ghost of virtual node %d", v)
+				} else {
 					require.Contains(t, res.Stderr, fmt.Sprintf("casperii: rank %d: placement: a core per process", v*k))
 				}
 				for u := v * (k - 1); u < (v+1)*(k-1); u++ {
@@ -68,7 +70,7 @@ func TestBindVirtualNodes(t *testing.T) {
 		}
 		require.Equal(t, l.N, strings.Count(res.Stderr, "placement: CSP_BIND=off: placement left to the kernel"))
 	})
-	if free && len(online) > 1 && l.N > len(online) {
+	if len(pool) > 1 && l.N > len(pool) {
 		// The launcher's binding wins: each process keeps the core
 		// mpiexec gave it, and says so.
 		t.Run(l.String()+"/launcher", func(t *testing.T) {
@@ -79,6 +81,34 @@ func TestBindVirtualNodes(t *testing.T) {
 				require.Contains(t, res.Stderr, "bound already (CPUs "+c+"): left as the launcher set it")
 			}
 			require.Equal(t, l.N, strings.Count(res.Stderr, "left as the launcher set it"))
+		})
+	}
+	// The whole job confined to one CPU (taskset on mpiexec, as a cpuset
+	// would): 2 processes on 1 core are oversubscribed whatever the host
+	// has: the user will sleep at once and the ghost yield between polls
+	// (their policies, printed at MPI_Init), and virtual nodes share that
+	// CPU.
+	if cpu := pool[0]; len(online) > 1 {
+		one := core.FormatCPUList([]int{cpu})
+		t.Run("n2-ng1/confined", func(t *testing.T) {
+			l1 := Layout{N: 2, NG: 1}
+			res := Run(t, Job{Layout: l1, Prog: prog, Preload: true, Wrap: []string{"taskset", "-c", one}, Env: []string{"CSP_VERBOSE=2"}})
+			for u, c := range users(t, res, l1) {
+				require.Equal(t, one, c, "user %d", u)
+			}
+			require.Contains(t, res.Stderr, "casperii: user 1: waits poll 1 times, yield 0 times, then sleep (2 processes on 1 cores: sleep at once)")
+			require.Contains(t, res.Stderr, "casperii: ghost 0: polls without yielding for 0 us after an event (2 processes on 1 cores: yield at once)")
+			require.Contains(t, res.Stderr, "casperii: rank 0: placement: one node per host")
+		})
+		t.Run(l.String()+"/confined", func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Wrap: []string{"taskset", "-c", one}, Env: []string{"CSP_VERBOSE=2"}})
+			for u, c := range users(t, res, l) {
+				require.Equal(t, one, c, "user %d", u)
+			}
+			for v := 0; v < l.N/l.NodeSize; v++ {
+				require.Contains(t, res.Stderr, fmt.Sprintf("casperii: rank %d: bound to virtual node %d of %d on a host running %d processes on 1 cores (the job's CPUs %s of %d online): CPUs %s",
+					v*l.NodeSize, v, l.N/l.NodeSize, l.N, one, len(online), one))
+			}
 		})
 	}
 	t.Run("bad value", func(t *testing.T) {

@@ -83,6 +83,7 @@ type Job struct {
 	Env     []string // KEY=VALUE, passed with -genv
 	Preload bool     // LD_PRELOAD lib/libcasperii.so (built by Lib)
 	Launch  []string // mpiexec options before -n (e.g. -bind-to core)
+	Wrap    []string // a command that runs mpiexec (e.g. taskset -c 0)
 	Timeout time.Duration
 }
 
@@ -317,6 +318,14 @@ func run(t T, j Job, lib string) Result {
 
 	t.Logf("job env: %s (layout %v: %d users; inherited CSP_* and LD_PRELOAD removed; timeout %v)",
 		strings.Join(genv, " "), j.Layout, j.Layout.Users(), j.Timeout)
+	if len(j.Wrap) > 0 {
+		bin, err := exec.LookPath(j.Wrap[0])
+		if err != nil {
+			t.Fatalf("harness: %s not found: %v", j.Wrap[0], err)
+		}
+		args = append(append(append([]string(nil), j.Wrap[1:]...), mpiexec), args...)
+		mpiexec = bin
+	}
 	return supervise(t, "job", mpiexec, args, nil, j.Timeout)
 }
 

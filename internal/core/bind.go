@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/casperii/casperii/internal/mpi"
 )
 
 // Placement of virtual nodes on an oversubscribed host.
@@ -27,9 +29,15 @@ import (
 // exchange (2 x (2 users + 1 ghost)) 10-20% faster and steadier; the
 // 1 MiB ping-pong up to 15% slower (docs/design.md section 7).
 //
-// Nothing is bound when a launcher or the user bound the process already
-// (its affinity is not every online CPU), when the host has a core per
-// process, when there is one virtual node per host, or with CSP_BIND=off.
+// The CPUs that count are the job's on this host: at MPI_Init its
+// processes there compare their affinities (JobCPUs). The same set
+// everywhere is a restriction of the whole job (a container's or batch
+// system's cpuset, taskset on mpiexec), and the job's share of the host:
+// oversubscription is judged and nodes are placed within it. Different
+// sets mean a launcher bound each process (mpiexec -bind-to core), and
+// placement is left as it set it. Nothing is bound either when the job has
+// a core per process, when there is one virtual node per host, or with
+// CSP_BIND=off.
 
 // BindPlan is where one process runs.
 type BindPlan struct {
@@ -37,10 +45,45 @@ type BindPlan struct {
 	Why  string
 }
 
+// JobCPUs is what the job may run on, on this host.
+type JobCPUs struct {
+	Online  []int // the host's online CPUs
+	Allowed []int // this process's affinity at MPI_Init
+	Pool    []int // the CPUs the job's processes here may use
+	Bound   bool  // a launcher bound the processes to different CPUs
+}
+
+// jobCPUs works out the job's CPUs from the host's online ones, this
+// process's affinity, and whether every process of the job on this host
+// has that same affinity.
+func jobCPUs(online, allowed []int, sameOnHost bool) JobCPUs {
+	j := JobCPUs{Online: online, Allowed: allowed, Pool: online}
+	switch {
+	case !sameOnHost:
+		j.Bound = true
+	case len(allowed) > 0:
+		j.Pool = allowed
+	}
+	return j
+}
+
+// hashCPUs is a fingerprint of a CPU list, for comparing affinities
+// across processes (FNV-1a over the CPU numbers).
+func hashCPUs(cpus []int) uint32 {
+	h := uint32(2166136261)
+	for _, c := range cpus {
+		for i := 0; i < 4; i++ {
+			h ^= uint32(c>>(8*i)) & 0xff
+			h *= 16777619
+		}
+	}
+	return h
+}
+
 // planBind decides the placement of a process of virtual node vnode, one
 // of vnodes on a host running hostProcs of the job's processes on the
-// online CPUs online, when the process may currently run on allowed.
-func planBind(cfg Config, online, allowed []int, hostProcs, vnodes, vnode int) BindPlan {
+// CPUs j.
+func planBind(cfg Config, j JobCPUs, hostProcs, vnodes, vnode int) BindPlan {
 	switch {
 	case cfg.BindOff:
 		return BindPlan{Why: "CSP_BIND=off: placement left to the kernel"}
@@ -48,19 +91,23 @@ func planBind(cfg Config, online, allowed []int, hostProcs, vnodes, vnode int) B
 		return BindPlan{Why: "no ghosts (CSP_NG=0): placement left to the kernel"}
 	case vnodes <= 1:
 		return BindPlan{Why: "one node per host: placement left to the kernel"}
-	case len(online) == 0:
+	case len(j.Pool) == 0:
 		return BindPlan{Why: "the host's CPUs are unknown: placement left to the kernel"}
 	}
-	over := oversubscribed(hostProcs, len(online))
+	over := oversubscribed(hostProcs, len(j.Pool))
 	if over == "" {
 		return BindPlan{Why: "a core per process: placement left to the kernel"}
 	}
-	if !slices.Equal(online, allowed) {
-		return BindPlan{Why: "bound already (CPUs " + FormatCPUList(allowed) + "): left as the launcher set it"}
+	if j.Bound {
+		return BindPlan{Why: "bound already (CPUs " + FormatCPUList(j.Allowed) + "): left as the launcher set it"}
 	}
-	cpus := vnodeShare(online, vnodes, vnode)
-	return BindPlan{CPUs: cpus, Why: fmt.Sprintf("virtual node %d of %d on a host running %s: CPUs %s (CSP_BIND=off leaves placement to the kernel)",
-		vnode, vnodes, over, FormatCPUList(cpus))}
+	restricted := ""
+	if !slices.Equal(j.Pool, j.Online) && len(j.Online) > 0 {
+		restricted = fmt.Sprintf(" (the job's CPUs %s of %d online)", FormatCPUList(j.Pool), len(j.Online))
+	}
+	cpus := vnodeShare(j.Pool, vnodes, vnode)
+	return BindPlan{CPUs: cpus, Why: fmt.Sprintf("virtual node %d of %d on a host running %s%s: CPUs %s (CSP_BIND=off leaves placement to the kernel)",
+		vnode, vnodes, over, restricted, FormatCPUList(cpus))}
 }
 
 // vnodeShare is virtual node v's share of the CPUs when n virtual nodes
@@ -192,11 +239,36 @@ func DescribeBind(cfg Config) string {
 		", unless the launcher bound the processes (CSP_BIND=off: left to the kernel)"
 }
 
+// agreeCPUs compares the affinities of the job's processes on this host
+// (host is their communicator; collective) and records the job's CPUs.
+func (r *runtime) agreeCPUs(host mpi.Comm, hostSize int) error {
+	allowed := AllowedCPUs()
+	mine := []int32{int32(len(allowed)), int32(hashCPUs(allowed))}
+	all := make([]int32, 2*hostSize)
+	if err := mpi.AllgatherInt32s(host, mine, all); err != nil {
+		return err
+	}
+	same := true
+	for i := 2; i < len(all); i += 2 {
+		same = same && all[i] == all[0] && all[i+1] == all[1]
+	}
+	r.cpus = jobCPUs(OnlineCPUs(), allowed, same)
+	return nil
+}
+
+// hostCPUs is the number of CPUs the job may use on this host.
+func (r *runtime) hostCPUs() int {
+	if n := len(r.cpus.Pool); n > 0 {
+		return n
+	}
+	return HostCPUs()
+}
+
 // place binds this process to its virtual node's share of the host's CPUs
 // when planBind says so. A failure only costs the placement: it is
 // reported, and the job goes on where the kernel puts it.
 func (r *runtime) place(vnodes, vnode int) {
-	plan := planBind(r.cfg, OnlineCPUs(), AllowedCPUs(), r.hostSize, vnodes, vnode)
+	plan := planBind(r.cfg, r.cpus, r.hostSize, vnodes, vnode)
 	if plan.CPUs == nil {
 		r.verbosef(2, "rank %d: placement: %s", r.wrank, plan.Why)
 		return

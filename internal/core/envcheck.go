@@ -167,7 +167,7 @@ var envDocs = map[string]EnvDoc{
 		}},
 	"CSP_ANYSRC_OFFLOAD": {Meaning: "1: communicators without wildcard_used (any_src) are offloaded with ghost-side matching; 0: not offloaded, as in the paper",
 		Show: func(c Config) string { return onOff(!c.AnySrcOff) }},
-	"CSP_BIND": {Meaning: "auto: with CSP_NODE_SIZE on a host running more of the job's processes than cores, every virtual node is bound to its share of the CPUs (unless the launcher bound the processes); off: placement left to the kernel",
+	"CSP_BIND": {Meaning: "auto: with CSP_NODE_SIZE on a host running more of the job's processes than cores, every virtual node is bound to its share of the job's CPUs (a cpuset all its processes share counts as the host; processes a launcher bound are left alone); off: placement left to the kernel",
 		Show: func(c Config) string {
 			if c.BindOff {
 				return "off"

@@ -35,6 +35,7 @@ const (
 type runtime struct {
 	cfg       Config
 	hostSize  int // processes of the job on this host (before CSP_NODE_SIZE)
+	cpus      JobCPUs
 	role      Role
 	provided  int
 	wrank     int
@@ -188,6 +189,9 @@ func (r *runtime) setupLayout() error {
 	hostSize, _ := node.Size()
 	hostRank, _ := node.Rank()
 	r.hostSize = hostSize
+	if err := r.agreeCPUs(node, hostSize); err != nil {
+		return err
+	}
 	problem := ""
 	vnodes, vnode := 1, 0
 	if k := r.cfg.NodeSize; k > 0 {
@@ -358,7 +362,7 @@ func (r *runtime) runGhost() {
 			users = append(users, ghost.UserInfo{WRank: w, Pid: int(peers[i]), Fd: int(peers[i+1])})
 		}
 	}
-	spinUS, why := ghostSpin(r.cfg, r.hostSize, HostCPUs())
+	spinUS, why := ghostSpin(r.cfg, r.hostSize, r.hostCPUs())
 	if r.cfg.Verbose >= 2 {
 		r.logf("ghost %d: polls without yielding for %d us after an event (%s)", r.wrank, spinUS, why)
 	}
@@ -391,7 +395,7 @@ func (r *runtime) runGhost() {
 
 // startUser starts the fast path and plans COMM_USER_WORLD.
 func (r *runtime) startUser() error {
-	wait := waitPolicy(r.cfg, r.hostSize, HostCPUs())
+	wait := waitPolicy(r.cfg, r.hostSize, r.hostCPUs())
 	if r.cfg.Verbose >= 2 {
 		r.logf("user %d: waits poll %d times, yield %d times, then sleep (%s)", r.wrank, wait.Spin, wait.Yield, wait.Why)
 	}

@@ -92,10 +92,15 @@ func onOversubscribedHost() string {
 	return " on a host running more of the job's processes than its " + strconv.Itoa(HostCPUs()) + " cores"
 }
 
-// HostCPUs is the number of online CPUs of this host (not this process's
-// affinity: a launcher that binds each process to one core must not make
-// the host look oversubscribed).
+// HostCPUs is the number of CPUs a job started from this process may use
+// on this host: this process's affinity (a container's or batch system's
+// cpuset, taskset), else the online CPUs. At MPI_Init the processes of a
+// host compare their affinities instead (agreeCPUs): a launcher that binds
+// each process to one core must not make the host look oversubscribed.
 func HostCPUs() int {
+	if n := len(AllowedCPUs()); n > 0 {
+		return n
+	}
 	if n := len(OnlineCPUs()); n > 0 {
 		return n
 	}
