@@ -68,15 +68,28 @@ func (t *Tracker) Scan() {
 // add records pid unless it is recorded (with the same start time).
 func (t *Tracker) add(pid int, st Stat) {
 	if p := t.procs[pid]; p != nil && p.start == st.Start {
+		// A launcher's child first seen between its fork and its exec
+		// had the launcher's environment: once it has become the
+		// program (a new name), its PMI_RANK can be read.
+		if p.Name != st.Name {
+			p.Name = st.Name
+			if p.Rank < 0 {
+				p.Rank = rankOf(pid)
+			}
+		}
 		return
 	}
-	rank := -1
+	t.procs[pid] = &Proc{Pid: pid, Name: st.Name, Rank: rankOf(pid), CPU: st.CPU, start: st.Start}
+}
+
+// rankOf is pid's PMI_RANK, -1 if it has none.
+func rankOf(pid int) int {
 	if v, ok := Getenv(pid, "PMI_RANK"); ok {
 		if r, err := strconv.Atoi(v); err == nil {
-			rank = r
+			return r
 		}
 	}
-	t.procs[pid] = &Proc{Pid: pid, Name: st.Name, Rank: rank, CPU: st.CPU, start: st.Start}
+	return -1
 }
 
 // sample updates the CPU time of the recorded processes from stats, and
