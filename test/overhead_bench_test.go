@@ -9,7 +9,7 @@ import (
 // BenchmarkInterposeOverhead measures what the interposer adds to MPI
 // calls it does not offload (issue 5's target: at most 20 ns), as the
 // difference between the same program run plainly and preloaded, in
-// alternating jobs (3 each; the report is the median of the per-job
+// alternating jobs (7 each; the report is the median of the per-job
 // medians). 2 processes: plain MPICH, or 1 user + 1 ghost preloaded. Run:
 //
 //	go test ./test/ -run '^$' -bench InterposeOverhead -benchtime 1x
@@ -17,7 +17,7 @@ func BenchmarkInterposeOverhead(b *testing.B) {
 	prog := CProg(b, "ip_overhead")
 	plain := map[string][]float64{}
 	pre := map[string][]float64{}
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 7; i++ {
 		for _, preload := range []bool{false, true} {
 			j := Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{"200000", "15"}}
 			into := plain
