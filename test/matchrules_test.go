@@ -122,7 +122,8 @@ var mrProgs = []mrProg{
 		{"cancel", 5, 0, func(bool, bool) []mrLine { return mrAt0("cancel-unmatched", "cancel-matched") }},
 		{"status", 5, 0, func(bool, bool) []mrLine { return mrAt0("getstatus") }},
 		{"null", 5, 0, func(bool, bool) []mrLine {
-			return append(mrAt0("null-inactive-mixed", "statuses-ignore"), mrLine{"null-inactive-all", "all", 0})
+			return append(mrAt0("null-inactive-mixed", "ours-null-waitall", "ours-null-testall", "statuses-ignore"),
+				mrLine{"null-inactive-all", "all", 0})
 		}},
 		{"anystatus", 5, 0, func(bool, bool) []mrLine { return []mrLine{{"any-empty-status", "all", 0}} }},
 	}},

@@ -123,6 +123,26 @@ static int any_ours(int n, MPI_Request *reqs)
     return 0;
 }
 
+/* Does reqs hold a request for MPICH (not ours, not null)? When it does
+ * not, the Wait/Test calls skip MPICH: merge_all writes every status. */
+static int any_theirs(int n, MPI_Request *reqs)
+{
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && !ours(reqs[i]))
+            return 1;
+    return 0;
+}
+
+/* The empty statuses MPICH would give reqs' null requests. */
+static void empty_nulls(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (sts == MPI_STATUSES_IGNORE)
+        return;
+    for (int i = 0; i < n; i++)
+        if (reqs[i] == MPI_REQUEST_NULL)
+            csp_empty_status(&sts[i]);
+}
+
 /* A copy of reqs with ours masked as MPI_REQUEST_NULL, for MPICH. */
 struct mask {
     MPI_Request *reqs;
@@ -235,11 +255,15 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     CSP_UNLOCK();
     if (rc != MPI_SUCCESS)
         return rc;
-    struct mask m;
-    if ((rc = mask_init(&m, n, reqs)) != MPI_SUCCESS)
-        return rc;
-    rc = PMPI_Waitall(n, m.reqs, sts);
-    mask_done(&m, reqs);
+    if (any_theirs(n, reqs)) {
+        struct mask m;
+        if ((rc = mask_init(&m, n, reqs)) != MPI_SUCCESS)
+            return rc;
+        rc = PMPI_Waitall(n, m.reqs, sts);
+        mask_done(&m, reqs);
+    } else {
+        empty_nulls(n, reqs, sts);
+    }
     CSP_LOCK();
     rc = merge_all(n, reqs, sts, rc);
     csp_warm_posts();
@@ -263,12 +287,17 @@ int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
         *flag = 0;
         return csp_test_miss();
     }
-    struct mask m;
-    int rc = mask_init(&m, n, reqs);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = PMPI_Testall(n, m.reqs, flag, sts);
-    mask_done(&m, reqs);
+    int rc = MPI_SUCCESS;
+    if (any_theirs(n, reqs)) {
+        struct mask m;
+        if ((rc = mask_init(&m, n, reqs)) != MPI_SUCCESS)
+            return rc;
+        rc = PMPI_Testall(n, m.reqs, flag, sts);
+        mask_done(&m, reqs);
+    } else {
+        *flag = 1;
+        empty_nulls(n, reqs, sts);
+    }
     if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag) {
         CSP_LOCK();
         rc = merge_all(n, reqs, sts, rc);

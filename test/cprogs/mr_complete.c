@@ -41,6 +41,10 @@
  *            null-inactive-mixed: Waitall over active offloaded and
  *            ordinary receives, nulls and inactive persistent requests:
  *            right statuses for the active, empty ones for the others.
+ *            ours-null-waitall, ours-null-testall: Waitall and Testall
+ *            over offloaded receives and MPI_REQUEST_NULL only (nothing for
+ *            MPICH): right statuses for the receives, empty ones for the
+ *            nulls, every request MPI_REQUEST_NULL after.
  *            statuses-ignore: Waitall, Testall, Waitsome and Testsome with
  *            MPI_STATUSES_IGNORE over such mixed arrays: data right.
  */
@@ -609,6 +613,52 @@ static void null_inactive_mixed(void)
     MPI_Barrier(plain);
 }
 
+static void ours_null(int testall)
+{
+    int s = size - 1, tag = 70 + testall;
+    const char *name = testall ? "ours-null-testall" : "ours-null-waitall";
+    if (rank == 0) {
+        int rb[2][MAXC];
+        MPI_Request q[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        MPI_Status sts[4];
+        for (int k = 0; k < 2; k++) {
+            POST_R(comm);
+            MPI_Irecv(rb[k], MAXC, MPI_INT, s, tag + 100 * k, comm, &q[1 + 2 * k]);
+        }
+        signal_to(s, 0);
+        memset(sts, 0x5a, sizeof(sts));
+        int rc = MPI_SUCCESS, flag = 0;
+        if (testall) {
+            double t0 = MPI_Wtime();
+            while (!flag && rc == MPI_SUCCESS && MPI_Wtime() - t0 < HANG_S)
+                rc = MPI_Testall(4, q, &flag, sts);
+        } else {
+            rc = MPI_Waitall(4, q, sts);
+            flag = 1;
+        }
+        int ok = rc == MPI_SUCCESS && flag && status_is(&sts[1], s, tag, mcount(s, 0)) &&
+                 status_is(&sts[3], s, tag + 100, mcount(s, 1)) && status_empty(&sts[0]) &&
+                 status_empty(&sts[2]) && check(rb[0], mcount(s, 0), s, tag) &&
+                 check(rb[1], mcount(s, 1), s, tag + 100);
+        for (int i = 0; i < 4; i++)
+            ok = ok && q[i] == MPI_REQUEST_NULL;
+        report(name, ok, "rc=%d flag=%d recv=%d:%d:%d,%d:%d:%d null=%d:%d", rc, flag, sts[1].MPI_SOURCE,
+               sts[1].MPI_TAG, count_of(&sts[1]), sts[3].MPI_SOURCE, sts[3].MPI_TAG,
+               count_of(&sts[3]), sts[0].MPI_SOURCE, sts[0].MPI_TAG);
+    } else if (rank == s) {
+        int sb[2][MAXC];
+        MPI_Request q[2];
+        signal_from(0);
+        for (int k = 0; k < 2; k++) {
+            fill(sb[k], mcount(s, k), s, tag + 100 * k);
+            POST_S(comm);
+            MPI_Isend(sb[k], mcount(s, k), MPI_INT, 0, tag + 100 * k, comm, &q[k]);
+        }
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    }
+    MPI_Barrier(plain);
+}
+
 static void statuses_ignore(void)
 {
     int s = size - 1;
@@ -685,6 +735,8 @@ static void run_mode(void)
         null_inactive_all();
         MPI_Barrier(plain);
         null_inactive_mixed();
+        ours_null(0);
+        ours_null(1);
         statuses_ignore();
     }
     if (!skipped("anystatus"))
