@@ -5,8 +5,7 @@
 
 struct csp_greq csp_greq;
 
-/* Add a chunk of records to the free list. */
-static int grow(void)
+int csp_op_grow(void)
 {
     uint32_t n = csp_greq.nchunks;
     if ((uint64_t)(n + 1) * CSP_OPS_PER_CHUNK > CSP_REQ_MAX)
@@ -28,22 +27,6 @@ static int grow(void)
     }
     csp_greq.allocated += CSP_OPS_PER_CHUNK;
     return 0;
-}
-
-struct csp_op *csp_op_alloc(void)
-{
-    if (!csp_greq.free && grow() != 0)
-        return NULL;
-    struct csp_op *op = csp_greq.free;
-    csp_greq.free = op->next;
-    uint32_t index = op->index;
-    memset(op, 0, offsetof(struct csp_op, st_source)); /* the result is set when done */
-    op->index = index;
-    op->req = MPI_REQUEST_NULL;
-    op->poll = NULL;
-    op->ctx = NULL;
-    csp_greq.live++;
-    return op;
 }
 
 void csp_op_release(struct csp_op *op)

@@ -260,7 +260,7 @@ size_t csp_heap_block_size(struct csp_heap *h, const void *p)
     return k == CLASS_NONE ? 0 : 1ull << k;
 }
 
-int csp_heap_find(struct csp_heap *h, const void *p, size_t n, uint32_t *seg, uint64_t *off)
+int csp_heap_find_slow(struct csp_heap *h, const void *p, size_t n, uint32_t *seg, uint64_t *off)
 {
     int i = seg_of(h, p);
     if (i < 0)

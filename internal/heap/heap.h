@@ -67,8 +67,24 @@ void *csp_heap_alloc(struct csp_heap *h, size_t n);
  * not the start of a live block of this heap. */
 int csp_heap_free(struct csp_heap *h, void *p);
 
-/* Find the segment holding [p, p+n): returns 1 and sets *seg and *off, or 0. */
-int csp_heap_find(struct csp_heap *h, const void *p, size_t n, uint32_t *seg, uint64_t *off);
+/* csp_heap_find without the shortcut through the last segment hit. */
+int csp_heap_find_slow(struct csp_heap *h, const void *p, size_t n, uint32_t *seg, uint64_t *off);
+
+/* Find the segment holding [p, p+n): returns 1 and sets *seg and *off, or 0.
+ * Inline for the common case, every post: the segment of the last hit. */
+static inline int csp_heap_find(struct csp_heap *h, const void *p, size_t n, uint32_t *seg,
+                                uint64_t *off)
+{
+    const struct csp_heap_seg *s = &h->seg[h->last];
+    const char *c = (const char *)p;
+    if (s->kind != CSP_SEG_FREE && c >= s->base && (uint64_t)(c - s->base) < s->size &&
+        n <= s->size - (uint64_t)(c - s->base)) {
+        *seg = h->last;
+        *off = (uint64_t)(c - s->base);
+        return 1;
+    }
+    return csp_heap_find_slow(h, p, n, seg, off);
+}
 
 /* Register size bytes at base, backed by descriptor fd, as a segment the
  * ghost may map. Returns the segment index, or -errno. */
