@@ -9,7 +9,7 @@ package greq
 
 /*
 #cgo pkg-config: mpich
-#cgo CFLAGS: -O2 -Wall -Werror
+#cgo CFLAGS: -O3 -Wall -Werror
 #include "greq.h"
 */
 import "C"

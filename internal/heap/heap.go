@@ -5,7 +5,7 @@
 package heap
 
 /*
-#cgo CFLAGS: -O2 -Wall -Werror
+#cgo CFLAGS: -O3 -Wall -Werror
 #include <stdlib.h>
 #include "heap.h"
 */

@@ -2,7 +2,7 @@ package interpose
 
 /*
 #cgo pkg-config: mpich
-#cgo CFLAGS: -O2 -Wall -Werror
+#cgo CFLAGS: -O3 -Wall -Werror
 #include "interpose.h"
 */
 import "C"

@@ -2,11 +2,16 @@
 // post.c, wait.c, engine.c, comm.c) and the Go code that sets it up at
 // MPI_Init, installs communicator entries, and shuts it down at
 // MPI_Finalize.
+//
+// The C of the post path (this package, greq, heap, interpose) is built with
+// -O3: GCC then inlines the route, cell and publish steps into the post,
+// which took 13% off the Isend+Irecv post time at 64 KiB (osub-latency,
+// medians over iterations, 10 interleaved runs).
 package user
 
 /*
 #cgo pkg-config: mpich
-#cgo CFLAGS: -O2 -Wall -Werror
+#cgo CFLAGS: -O3 -Wall -Werror
 #include <stdlib.h>
 #include "user.h"
 
