@@ -1,7 +1,6 @@
 #include "greq.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 struct csp_greq csp_greq;
 
