@@ -182,7 +182,7 @@ func (r *runtime) agree(comm mpi.Comm, local string) error {
 // every user to one ghost.
 func (r *runtime) setupLayout() error {
 	world := mpi.CommWorld
-	node, err := world.SplitType(mpi.CommTypeShared, r.wrank, mpi.InfoNull)
+	node, err := r.splitHost(world)
 	if err != nil {
 		return err
 	}
