@@ -16,9 +16,13 @@ var definition = regexp.MustCompile(`(?m)^[A-Za-z_][\w \t*]*\b((?:MPI|MPIX)_\w+)
 // communicator by value and is not hand-written or skipped.
 func Emit(protos []Proto, hand map[string]string) ([]byte, error) {
 	pmpi := map[string]bool{}
-	for _, p := range protos {
+	byName := map[string]*Proto{}
+	for i, p := range protos {
 		if strings.HasPrefix(p.Name, "PMPI") {
 			pmpi[p.Name] = true
+		}
+		if _, ok := byName[p.Name]; !ok {
+			byName[p.Name] = &protos[i]
 		}
 	}
 	var missing []string
@@ -31,7 +35,7 @@ func Emit(protos []Proto, hand map[string]string) ([]byte, error) {
 		return nil, fmt.Errorf("these functions must be hand-written in the interposer and are not: %s", strings.Join(missing, ", "))
 	}
 	var b bytes.Buffer
-	var wrapped, handNames, noPMPI []string
+	var wrapped, handNames, noPMPI, lending []string
 	seen := map[string]bool{}
 	var body bytes.Buffer
 	for i := range protos {
@@ -56,6 +60,11 @@ func Emit(protos []Proto, hand map[string]string) ([]byte, error) {
 			return nil, fmt.Errorf("%s takes a communicator and is variadic: write it by hand or add it to skip", p.Name)
 		}
 		wrapped = append(wrapped, p.Name)
+		if nb := nonblockingTwin(p, byName); nb != nil && pmpi["P"+nb.Name] {
+			lending = append(lending, p.Name)
+			emitLending(&body, p, nb)
+			continue
+		}
 		emitWrapper(&body, p)
 	}
 	sort.Strings(handNames)
@@ -63,6 +72,7 @@ func Emit(protos []Proto, hand map[string]string) ([]byte, error) {
 	fmt.Fprintf(&b, "/*\n * zz_wrappers.c: %d MPI functions that take a communicator, each mapping\n", len(wrapped))
 	b.WriteString(" * MPI_COMM_WORLD to the user world and calling PMPI. Regenerate with\n")
 	b.WriteString(" * `go generate ./internal/interpose` after adding a hand-written wrapper.\n *\n")
+	writeList(&b, "Blocking, with a nonblocking twin: lend the core to the ghost while it has work (internal/user/coop.c)", lending)
 	writeList(&b, "Taking a communicator, hand-written (not generated)", handNames)
 	names := make([]string, 0, len(skip))
 	for n := range skip {
@@ -109,4 +119,50 @@ func emitWrapper(b *bytes.Buffer, p *Proto) {
 		params = "void"
 	}
 	fmt.Fprintf(b, "\n%s %s(%s)\n{\n    return P%s(%s);\n}\n", p.Ret, p.Name, params, p.Name, strings.Join(args, ", "))
+}
+
+// nonblockingTwin returns the nonblocking form of the blocking function p
+// (MPI_Allreduce: MPI_Iallreduce; MPI_Bcast_c: MPI_Ibcast_c) when it takes
+// p's parameters and then an MPI_Request *, else nil.
+func nonblockingTwin(p *Proto, byName map[string]*Proto) *Proto {
+	rest := strings.TrimPrefix(p.Name, "MPI_")
+	if rest == p.Name || rest == "" {
+		return nil
+	}
+	nb := byName["MPI_I"+strings.ToLower(rest[:1])+rest[1:]]
+	if nb == nil || len(nb.Params) != len(p.Params)+1 || nb.Ret != p.Ret || p.Ret != "int" {
+		return nil
+	}
+	for i, q := range p.Params {
+		if nb.Params[i].Type != q.Type || nb.Params[i].Array != q.Array {
+			return nil
+		}
+	}
+	if last := nb.Params[len(p.Params)]; last.Type != "MPI_Request *" || last.Array != "" {
+		return nil
+	}
+	return nb
+}
+
+// emitLending writes a blocking collective that, in a job whose users lend
+// their cores to their ghosts (csp_u.nbcoll, the same on every user: a
+// blocking collective does not match a nonblocking one), runs as its
+// nonblocking twin and waits with csp_coop_wait, which lends the core
+// while the ghost has work in flight (MPICH's blocking call would spin and
+// starve the ghost); otherwise it is the PMPI call.
+func emitLending(b *bytes.Buffer, p, nb *Proto) {
+	decls := make([]string, len(p.Params))
+	args := make([]string, len(p.Params))
+	for i, q := range p.Params {
+		decls[i] = q.Decl()
+		args[i] = q.Name
+		if q.ByValueComm() {
+			args[i] = "CSP_IP_MAP(" + q.Name + ")"
+		}
+	}
+	a := strings.Join(args, ", ")
+	fmt.Fprintf(b, "\n%s %s(%s)\n{\n", p.Ret, p.Name, strings.Join(decls, ", "))
+	fmt.Fprintf(b, "    if (!csp_u.nbcoll)\n        return P%s(%s);\n", p.Name, a)
+	fmt.Fprintf(b, "    MPI_Request r_;\n    int rc_ = P%s(%s, &r_);\n", nb.Name, a)
+	b.WriteString("    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);\n}\n")
 }

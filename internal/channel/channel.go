@@ -33,6 +33,10 @@ const (
 	// WaitAny in WaitCell: any completion wakes the sleeping user; in
 	// WaitAlso: no second cell.
 	WaitAny = 0xffffffff
+	// WaitGive in WaitCell: the user sleeps only to leave its core to the
+	// ghost; any completion wakes it, and so does the ghost once a round
+	// of its loop finds nothing to do.
+	WaitGive = 0xfffffffe
 
 	// MinCells and MaxCells bound a channel's cell count.
 	MinCells = 16
@@ -53,7 +57,8 @@ type ChanHdr struct {
 	UserSleeping    uint32 // written by the user
 	WaitCell        uint32 // written by the user: the cell it sleeps for, or WaitAny
 	WaitAlso        uint32 // written by the user: a cell that must be done too, or WaitAny
-	_               [12]uint32
+	GiveSeq         uint32 // written by the user: bumped before each sleep with WaitCell WaitGive
+	_               [11]uint32
 	Wake            uint32 // written by the ghost
 	_               [15]uint32
 }
@@ -69,7 +74,8 @@ type GhostHdr struct {
 	_              [15]uint32
 	Parked         uint32 // written by the ghost
 	State          uint32 // written by the ghost
-	_              [14]uint32
+	Busy           uint32 // written by the ghost: operations outstanding in MPI (users lend their core while nonzero)
+	_              [13]uint32
 }
 
 // SegEntry mirrors struct csp_seg_entry.

@@ -24,6 +24,10 @@
 #define CSP_CHAN_VERSION 3u
 /* wait_cell: no particular cell; wait_also: no second cell */
 #define CSP_WAIT_ANY 0xffffffffu
+/* wait_cell: the user sleeps only to leave its core to the ghost (they
+ * share it): any completion wakes it, and so does the ghost once a round
+ * of its loop finds nothing to do */
+#define CSP_WAIT_GIVE 0xfffffffeu
 
 #define CSP_MAX_SEGS 256u
 #define CSP_CHAN_SEGTAB_OFF 4096u
@@ -60,10 +64,14 @@ struct csp_chan_hdr {
     uint32_t user_state;    /* CSP_USER_*                               */
     uint32_t user_sleeping; /* nonzero while the user sleeps on wake    */
     uint32_t wait_cell;     /* the cell whose completion it waits for,
-                               CSP_WAIT_ANY: any completion wakes it     */
+                               CSP_WAIT_ANY: any completion wakes it,
+                               CSP_WAIT_GIVE: see above                */
     uint32_t wait_also;     /* with wait_cell: a cell that must be done
                                too (MPI_Waitall), or CSP_WAIT_ANY         */
-    uint32_t pad1[12];
+    uint32_t give_seq;      /* bumped before each sleep with wait_cell
+                               CSP_WAIT_GIVE: the ghost wakes each such
+                               sleep once                                */
+    uint32_t pad1[11];
     /* line 2: written by the ghost */
     uint32_t wake;          /* event count the user sleeps on           */
     uint32_t pad2[15];
@@ -86,7 +94,10 @@ struct csp_ghost_hdr {
     /* line 2: written by the ghost */
     uint32_t parked;   /* nonzero while the ghost sleeps on doorbell  */
     uint32_t state;    /* CSP_GHOST_*                                 */
-    uint32_t pad2[14];
+    uint32_t busy;     /* operations the ghost has outstanding in MPI
+                          (all its users'), updated each round: users
+                          lend it their core while it is nonzero      */
+    uint32_t pad2[13];
 };
 
 _Static_assert(sizeof(struct csp_seg_entry) == 16, "segment entry is 16 bytes");

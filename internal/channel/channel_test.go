@@ -30,7 +30,7 @@ func TestLayoutMatchesC(t *testing.T) {
 		require.Equal(t, off, f.Offset, "offset of %s", name)
 	}
 	require.Equal(t, []int64{ChanMagic, GhostMagic, Version, MaxSegments, SegTableOff, HeaderBytes,
-		UserRunning, UserFinished, GhostRunning, GhostExited, WaitAny}, cchan.Constants())
+		UserRunning, UserFinished, GhostRunning, GhostExited, WaitAny, WaitGive}, cchan.Constants())
 }
 
 func TestCreateAttach(t *testing.T) {

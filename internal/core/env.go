@@ -34,6 +34,8 @@ type Config struct {
 	GhostYieldUS int  // CSP_GHOST_YIELD_US: then yields the core between polls until this long
 	GhostNapUS   int  // CSP_GHOST_NAP_US: then naps this long between polls
 	GhostParkUS  int  // CSP_GHOST_PARK_US: an idle ghost polls this long before parking
+	GhostNice    int  // CSP_GHOST_NICE: the ghost's nice value (0-19)
+	GhostNiceSet bool // CSP_GHOST_NICE was given: no automatic choice
 	HandOff      bool // CSP_GHOST_HANDOFF=1: yield after waking a user (off: measured slower here)
 	BindOff      bool // CSP_BIND=off: never bind virtual nodes to their share of an oversubscribed host's CPUs
 	WorldHints   string
@@ -111,6 +113,10 @@ func readConfig(getenv func(string) string) (Config, error) {
 		},
 		func() error {
 			return intVar("CSP_GHOST_NAP_US", &c.GhostNapUS, 1, 1000000, "use microseconds between 1 and 1000000")
+		},
+		func() error {
+			c.GhostNiceSet = strings.TrimSpace(getenv("CSP_GHOST_NICE")) != ""
+			return intVar("CSP_GHOST_NICE", &c.GhostNice, 0, 19, "use a nice value between 0 (the users' priority) and 19 (the lowest)")
 		},
 		func() error {
 			return intVar("CSP_GHOST_PARK_US", &c.GhostParkUS, 0, 10000000, "use microseconds between 0 and 10000000")

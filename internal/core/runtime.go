@@ -366,6 +366,13 @@ func (r *runtime) runGhost() {
 	if r.cfg.Verbose >= 2 {
 		r.logf("ghost %d: polls without yielding for %d us after an event (%s)", r.wrank, spinUS, why)
 	}
+	nice, whyNice := ghostNice(r.cfg, r.hostSize, r.hostCPUs())
+	if err := setNice(nice); err != nil && r.cfg.Verbose > 0 {
+		r.logf("ghost %d: could not lower its priority to nice %d (%v); users sharing its core may lose time to it", r.wrank, nice, err)
+	} else if r.cfg.Verbose >= 2 {
+		got, group := describeNice()
+		r.logf("ghost %d: nice %d (%s; asked %d: %s)", r.wrank, got, group, nice, whyNice)
+	}
 	g, err := ghost.New(ghost.Config{
 		WRank: r.wrank, WorldSize: r.wsize, Users: users, Control: r.gctl, Pool: r.pool,
 		TagUB: r.mpiTagUB, Tags: r.tags, Log: r.logf, Verbose: r.cfg.Verbose > 0,
@@ -399,12 +406,16 @@ func (r *runtime) startUser() error {
 	if r.cfg.Verbose >= 2 {
 		r.logf("user %d: waits poll %d times, yield %d times, then sleep (%s)", r.wrank, wait.Spin, wait.Yield, wait.Why)
 	}
-	err := user.Start(user.Config{
+	lend, nbcoll, err := r.agreeLending()
+	if err != nil {
+		return err
+	}
+	err = user.Start(user.Config{
 		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
 		Progress:   r.pool[commexpand.SlotTagNative],
 		ArenaShift: r.cfg.ArenaShift, SpinIters: wait.Spin, YieldIters: wait.Yield,
-		SleepUS: r.cfg.SleepUS,
+		SleepUS: r.cfg.SleepUS, Lend: lend, NBColl: nbcoll,
 	})
 	problem := ""
 	if err != nil {
@@ -425,6 +436,23 @@ func (r *runtime) startUser() error {
 		hints, _ = WorldHints(r.cfg.WorldHints)
 	}
 	return r.expand(r.userWorld, hints, nil, false)
+}
+
+// agreeLending decides whether this user lends its core to its ghost
+// (lendCore: the ghost runs at a lowered priority on it) and whether the
+// job's users run blocking collectives as their nonblocking twins: if any
+// user lends, all do, since a blocking collective does not match a
+// nonblocking one (one Allreduce over the user world).
+func (r *runtime) agreeLending() (lend, nbcoll bool, err error) {
+	lend = lendCore(r.cfg, r.hostSize, r.hostCPUs())
+	mine, any := []int32{0}, []int32{0}
+	if lend {
+		mine[0] = 1
+	}
+	if err := mpi.AllreduceInt32s(r.userWorld, mine, any, mpi.OpMax); err != nil {
+		return false, false, err
+	}
+	return lend, any[0] != 0, nil
 }
 
 // Finalize finishes the user side and MPI.
@@ -462,8 +490,8 @@ func (r *runtime) printStats() {
 	use, _ := user.CurrentUsage(true)
 	s := user.CurrentStats()
 	urank, _ := r.userWorld.Rank()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d lends=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.Lends, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

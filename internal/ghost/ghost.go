@@ -69,6 +69,7 @@ type Ghost struct {
 	probes []probe // blocking native probes waiting for a message
 	match  *matcher
 	batch  [64]uint64
+	busy   uint32  // last value stored in hdr.Busy (give.go)
 	watch  watcher // users that die without MPI_Finalize (liveness.go)
 
 	Stats Stats
@@ -79,6 +80,7 @@ type Stats struct {
 	Cells, Posted, Completed, Rejected, Parks, Wakes uint64
 	ParkProgress                                     uint64 // MPI progress calls just before an idle park
 	Unrung                                           uint64 // parks that timed out on cells posted without a ring
+	GiveBacks                                        uint64 // users that lent their core, woken when a round found nothing to do
 }
 
 // pending is an outstanding MPI request; u is nil for the ghost's own
@@ -144,10 +146,12 @@ func (g *Ghost) Run() error {
 		did += g.test()
 		did += g.retryProbes()
 		did += g.match.poll()
+		g.publishBusy()
 		if did > 0 {
 			last = time.Now()
 			continue
 		}
+		g.giveBack()
 		g.rest(time.Since(last))
 	}
 	atomic.StoreUint32(&g.hdr.State, channel.GhostExited)
@@ -304,6 +308,9 @@ func (g *Ghost) wakeUsers() {
 		}
 		u.completed = false
 		if atomic.LoadUint32(&u.ch.Hdr.UserSleeping) != 0 && u.waitOver() {
+			if atomic.LoadUint32(&u.ch.Hdr.WaitCell) == channel.WaitGive {
+				u.gaveBack = atomic.LoadUint32(&u.ch.Hdr.GiveSeq) // answered (give.go)
+			}
 			atomic.AddUint32(&u.ch.Hdr.Wake, 1)
 			if shm.Wake(&u.ch.Hdr.Wake, 1<<30) > 0 {
 				woke = true

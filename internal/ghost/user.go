@@ -23,9 +23,10 @@ type user struct {
 	cons       *spsc.Consumer
 	segs       [channel.MaxSegments]mapping
 	limits     postcell.Limits
-	done       bool // finalized
-	broken     bool // gone or hostile: no longer served
-	completed  bool // a cell completed this round (wake if sleeping)
+	done       bool   // finalized
+	broken     bool   // gone or hostile: no longer served
+	completed  bool   // a cell completed this round (wake if sleeping)
+	gaveBack   uint32 // the user's GiveSeq the ghost last woke (give.go)
 }
 
 // mapping is the ghost's private record of a user segment.

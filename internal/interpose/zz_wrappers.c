@@ -5,6 +5,19 @@
  * MPI_COMM_WORLD to the user world and calling PMPI. Regenerate with
  * `go generate ./internal/interpose` after adding a hand-written wrapper.
  *
+ * Blocking, with a nonblocking twin: lend the core to the ghost while it has work (internal/user/coop.c):
+ *   MPI_Allgather MPI_Allgatherv MPI_Allreduce MPI_Alltoall MPI_Alltoallv
+ *   MPI_Alltoallw MPI_Barrier MPI_Bcast MPI_Exscan MPI_Gather MPI_Gatherv
+ *   MPI_Neighbor_allgather MPI_Neighbor_allgatherv MPI_Neighbor_alltoall
+ *   MPI_Neighbor_alltoallv MPI_Neighbor_alltoallw MPI_Reduce
+ *   MPI_Reduce_scatter MPI_Reduce_scatter_block MPI_Scan MPI_Scatter
+ *   MPI_Scatterv MPI_Allgather_c MPI_Allgatherv_c MPI_Allreduce_c
+ *   MPI_Alltoall_c MPI_Alltoallv_c MPI_Alltoallw_c MPI_Bcast_c MPI_Exscan_c
+ *   MPI_Gather_c MPI_Gatherv_c MPI_Neighbor_allgather_c
+ *   MPI_Neighbor_allgatherv_c MPI_Neighbor_alltoall_c MPI_Neighbor_alltoallv_c
+ *   MPI_Neighbor_alltoallw_c MPI_Reduce_c MPI_Reduce_scatter_c
+ *   MPI_Reduce_scatter_block_c MPI_Scan_c MPI_Scatter_c MPI_Scatterv_c
+ *
  * Taking a communicator, hand-written (not generated):
  *   MPI_Attr_get MPI_Bsend MPI_Bsend_c MPI_Bsend_init MPI_Bsend_init_c
  *   MPI_Cart_create MPI_Cart_sub MPI_Comm_create MPI_Comm_create_group
@@ -51,7 +64,11 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -61,7 +78,11 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -71,7 +92,11 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -81,7 +106,11 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -91,7 +120,11 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -101,7 +134,11 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -111,7 +148,11 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    return PMPI_Barrier(CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Barrier(CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ibarrier(CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -121,7 +162,11 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return PMPI_Bcast(buffer, count, datatype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Bcast(buffer, count, datatype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ibcast(buffer, count, datatype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -131,7 +176,11 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -141,7 +190,11 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -151,7 +204,11 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -271,7 +328,11 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -281,7 +342,11 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -291,7 +356,11 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -301,7 +370,11 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -311,7 +384,11 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -321,7 +398,11 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -331,12 +412,20 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -351,7 +440,11 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -361,7 +454,11 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -371,7 +468,11 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -601,7 +702,11 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -611,7 +716,11 @@ int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -621,7 +730,11 @@ int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -631,7 +744,11 @@ int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
 
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -641,7 +758,11 @@ int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -651,7 +772,11 @@ int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -661,7 +786,11 @@ int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return PMPI_Bcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Bcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ibcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -671,7 +800,11 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -681,7 +814,11 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -691,7 +828,11 @@ int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -806,7 +947,11 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -816,7 +961,11 @@ int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 
 int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -826,7 +975,11 @@ int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 
 int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -836,7 +989,11 @@ int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 
 int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -846,7 +1003,11 @@ int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -856,7 +1017,11 @@ int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -866,12 +1031,20 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -886,7 +1059,11 @@ int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Coun
 
 int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -896,7 +1073,11 @@ int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -906,7 +1087,11 @@ int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    if (!csp_u.nbcoll)
+        return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    MPI_Request r_;
+    int rc_ = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
 }
 
 int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)

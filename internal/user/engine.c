@@ -47,7 +47,7 @@ static inline void cpu_relax(void)
 
 static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-static void futex_wait(uint32_t *addr, uint32_t val, long timeout_us)
+void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us)
 {
     struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
     syscall(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, &ts, NULL, 0);
@@ -79,6 +79,9 @@ static inline void doorbell(void)
         futex_wake(&csp_u.ghost->doorbell);
     }
 }
+
+/* csp_ring_doorbell rings the ghost if it is parked (coop.c: a lend). */
+void csp_ring_doorbell(void) { doorbell(); }
 
 void csp_poke_progress(void)
 {
@@ -512,7 +515,7 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
          * most 1 ms. A long timeout is also cheaper: it is seldom the
          * CPU's earliest timer, so arming and cancelling it do not
          * reprogram the timer hardware (on a VM, an exit each). */
-        futex_wait(&csp_u.chan->wake, seq, b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000));
+        csp_futex_wait(&csp_u.chan->wake, seq, b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000));
         CSP_LOCK();
     }
     __atomic_store_n(&csp_u.chan->user_sleeping, 0, __ATOMIC_RELAXED);

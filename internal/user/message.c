@@ -111,7 +111,8 @@ int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
         CSP_UNLOCK();
-        return PMPI_Mprobe(src, tag, comm, msg, st);
+        return src == MPI_PROC_NULL ? PMPI_Mprobe(src, tag, comm, msg, st)
+                                    : csp_coop_mprobe(src, tag, comm, msg, st);
     }
     int flag;
     int rc = matched_probe(CSP_OP_MPROBE, src, tag, c, &flag, msg, st);

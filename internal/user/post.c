@@ -355,6 +355,12 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
         CSP_UNLOCK();
+        if (csp_coop_owed()) { /* coop.c: MPICH must not spin on the ghost's core */
+            MPI_Request r;
+            rc = sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, &r)
+                      : PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
+            return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
+        }
         return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
                     : PMPI_Send(buf, count, dt, dest, tag, comm);
     }
@@ -378,6 +384,13 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
         csp_u.n_direct++;
         CSP_UNLOCK();
+        /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
+         * source 0 and tag 0 instead of MPI's empty status */
+        if (src != MPI_PROC_NULL && csp_coop_owed()) {
+            MPI_Request r;
+            rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
+            return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, st);
+        }
         return PMPI_Recv(buf, count, dt, src, tag, comm, st);
     }
     struct csp_op *op;
@@ -397,9 +410,16 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     CSP_LOCK();
     c = csp_comm_get(comm);
     CSP_UNLOCK();
-    if (!c || c->algo == CSP_ALGO_OFF)
+    if (!c || c->algo == CSP_ALGO_OFF) {
+        if (src != MPI_PROC_NULL && csp_coop_owed()) { /* coop.c; csp_recv: MPI_PROC_NULL */
+            MPI_Request r;
+            int rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                                    comm, &r);
+            return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, st);
+        }
         return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
                              st);
+    }
     MPI_Request r[2];
     int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
     if (rc != MPI_SUCCESS)
@@ -456,7 +476,7 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
         CSP_UNLOCK();
-        return PMPI_Probe(src, tag, comm, st);
+        return src == MPI_PROC_NULL ? PMPI_Probe(src, tag, comm, st) : csp_coop_probe(src, tag, comm, st);
     }
     struct csp_op *op;
     if ((rc = csp_post_recv(CSP_OP_PROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {

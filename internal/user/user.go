@@ -93,6 +93,14 @@ type Config struct {
 	SpinIters  int // wait policy: busy polls, then
 	YieldIters int // yields, then sleeps of
 	SleepUS    int // this many microseconds on the wake word
+	// Lend: the ghost runs at a lowered priority on this process's core;
+	// lend it the core while waiting on MPICH with offloaded operations
+	// in flight (coop.c).
+	Lend bool
+	// NBColl: some user of the job lends its core; every user runs
+	// blocking collectives as their nonblocking twins (a blocking
+	// collective does not match a nonblocking one).
+	NBColl bool
 }
 
 // errorMessages are the one-line explanations of the errors the fast path
@@ -193,6 +201,12 @@ func Start(cfg Config) error {
 	u.spin_iters = C.uint32_t(max(cfg.SpinIters, 1))
 	u.yield_iters = C.uint32_t(max(cfg.YieldIters, 0))
 	u.sleep_us = C.uint32_t(max(cfg.SleepUS, 10))
+	if cfg.Lend {
+		u.lend = 1
+	}
+	if cfg.NBColl {
+		u.nbcoll = 1
+	}
 	C.csp_liveness_start()
 	u.on = 1
 	started = true
@@ -211,14 +225,14 @@ func Heap() *heap.Heap { return hp }
 
 // Stats are the per-process counters printed with CSP_STATS=1.
 type Stats struct {
-	Isend, Irecv, Direct, Bounce, Held, Yields, Sleeps, Probes uint64
+	Isend, Irecv, Direct, Bounce, Held, Yields, Sleeps, Probes, Lends uint64
 }
 
 // CurrentStats returns this process's counters.
 func CurrentStats() Stats {
 	u := &C.csp_u
 	return Stats{Isend: uint64(u.n_isend), Irecv: uint64(u.n_irecv), Direct: uint64(u.n_direct),
-		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe)}
+		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe), Lends: uint64(u.n_lends)}
 }
 
 // Finish waits for every offloaded operation, tells the ghost this user is

@@ -143,9 +143,16 @@ struct csp_user {
     uint32_t spin_iters;      /* busy polls before yielding                */
     uint32_t yield_iters;     /* yields before sleeping                    */
     uint32_t sleep_us;        /* futex sleep timeout                       */
+    int lend;                 /* the ghost runs at a lowered priority on our
+                                 core: lend it while waiting on MPICH with
+                                 offloaded operations in flight (coop.c)  */
+    int nbcoll;               /* some user of the job lends its core: every
+                                 user runs blocking collectives as their
+                                 nonblocking twins (zz_wrappers.c), so they
+                                 still match each other                   */
 
     /* statistics (CSP_STATS) */
-    uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe;
+    uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
 
 extern struct csp_user csp_u;
@@ -259,6 +266,23 @@ int csp_cancel(MPI_Request *req);
 int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 
 /* ---- engine (engine.c) ---- */
+/* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
+void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);
+
+/* ---- lending the core to the ghost (coop.c) ---- */
+/* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
+ * the core to a ghost that shares it while the ghost has work in flight. */
+int csp_coop_wait(MPI_Request *req, MPI_Status *st);
+int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
+/* PMPI_Probe / PMPI_Mprobe, the same way. */
+int csp_coop_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+int csp_coop_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
+/* Does the ghost need the core now (it shares ours and has work)? Takes
+ * the lock. One load when lending is off. */
+int csp_coop_owed(void);
+/* A Test-family call found an offloaded request not done: an application
+ * polling in a loop lends the core now and then. */
+void csp_coop_test_miss(void);
 /* Recycle every finished cell and push held posts; one test when idle. */
 void csp_pump_slow(void);
 /* Prefetch, for writing, what the next two posts store to (engine.c). */

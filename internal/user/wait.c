@@ -179,7 +179,7 @@ int csp_wait(MPI_Request *req, MPI_Status *st)
             csp_pump();
             CSP_UNLOCK();
         }
-        return PMPI_Wait(req, st);
+        return csp_coop_wait(req, st);
     }
     CSP_LOCK();
     int rc = ours_wait(*req);
@@ -204,6 +204,8 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
     } else if ((rc = csp_test_miss()) == MPI_SUCCESS)
         csp_poke_progress();
     CSP_UNLOCK();
+    if (!*flag && rc == MPI_SUCCESS)
+        csp_coop_test_miss();
     return rc;
 }
 
@@ -241,7 +243,7 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
             csp_pump();
             CSP_UNLOCK();
         }
-        return PMPI_Waitall(n, reqs, sts);
+        return csp_coop_waitall(n, reqs, sts);
     }
     CSP_LOCK();
     csp_pump();
@@ -259,7 +261,7 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
         struct mask m;
         if ((rc = mask_init(&m, n, reqs)) != MPI_SUCCESS)
             return rc;
-        rc = PMPI_Waitall(n, m.reqs, sts);
+        rc = csp_coop_waitall(n, m.reqs, sts);
         mask_done(&m, reqs);
     } else {
         empty_nulls(n, reqs, sts);
@@ -285,7 +287,10 @@ int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
     if (pending) {
         csp_poke_progress();
         *flag = 0;
-        return csp_test_miss();
+        int rc = csp_test_miss();
+        if (rc == MPI_SUCCESS)
+            csp_coop_test_miss();
+        return rc;
     }
     int rc = MPI_SUCCESS;
     if (any_theirs(n, reqs)) {
@@ -397,8 +402,8 @@ int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
     *flag = f;
     if (!f) {
         csp_poke_progress();
-        if (a.rc == MPI_SUCCESS)
-            a.rc = csp_test_miss();
+        if (a.rc == MPI_SUCCESS && (a.rc = csp_test_miss()) == MPI_SUCCESS)
+            csp_coop_test_miss();
     }
     return a.rc;
 }
@@ -411,8 +416,9 @@ int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
     CSP_LOCK();
     int done = any_ready(&a);
     CSP_UNLOCK();
-    if (!done && a.rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-        a.rc = csp_test_miss();
+    if (!done && a.rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED &&
+        (a.rc = csp_test_miss()) == MPI_SUCCESS)
+        csp_coop_test_miss();
     return a.rc;
 }
 
@@ -539,5 +545,7 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
             csp_poke_progress();
     }
     CSP_UNLOCK();
+    if (rc == MPI_SUCCESS && !*flag)
+        csp_coop_test_miss();
     return rc;
 }

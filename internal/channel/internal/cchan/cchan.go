@@ -9,9 +9,9 @@ package cchan
 static const struct { const char *name; size_t off; } cchan_fields[] = {
 	F(csp_chan_hdr, magic), F(csp_chan_hdr, version), F(csp_chan_hdr, ncells), F(csp_chan_hdr, ring_cap),
 	F(csp_chan_hdr, ring_off), F(csp_chan_hdr, cells_off), F(csp_chan_hdr, size), F(csp_chan_hdr, user_wrank),
-	F(csp_chan_hdr, user_pid), F(csp_chan_hdr, user_state), F(csp_chan_hdr, user_sleeping), F(csp_chan_hdr, wait_cell), F(csp_chan_hdr, wait_also), F(csp_chan_hdr, wake),
+	F(csp_chan_hdr, user_pid), F(csp_chan_hdr, user_state), F(csp_chan_hdr, user_sleeping), F(csp_chan_hdr, wait_cell), F(csp_chan_hdr, wait_also), F(csp_chan_hdr, give_seq), F(csp_chan_hdr, wake),
 	F(csp_ghost_hdr, magic), F(csp_ghost_hdr, version), F(csp_ghost_hdr, ghost_wrank), F(csp_ghost_hdr, ghost_pid), F(csp_ghost_hdr, membarrier),
-	F(csp_ghost_hdr, doorbell), F(csp_ghost_hdr, parked), F(csp_ghost_hdr, state),
+	F(csp_ghost_hdr, doorbell), F(csp_ghost_hdr, parked), F(csp_ghost_hdr, state), F(csp_ghost_hdr, busy),
 	F(csp_seg_entry, size), F(csp_seg_entry, fd), F(csp_seg_entry, gen),
 };
 static int cchan_n(void) { return sizeof(cchan_fields) / sizeof(cchan_fields[0]); }
@@ -25,7 +25,7 @@ static long cchan_const(int i) {
 	switch (i) {
 	case 0: return CSP_CHAN_MAGIC; case 1: return CSP_GHOST_MAGIC; case 2: return CSP_CHAN_VERSION;
 	case 3: return CSP_MAX_SEGS; case 4: return CSP_CHAN_SEGTAB_OFF; case 5: return CSP_CHAN_HDR_BYTES;
-	case 6: return CSP_USER_RUNNING; case 7: return CSP_USER_FINALIZED; case 8: return CSP_GHOST_RUNNING; case 9: return CSP_GHOST_EXITED; case 10: return CSP_WAIT_ANY;
+	case 6: return CSP_USER_RUNNING; case 7: return CSP_USER_FINALIZED; case 8: return CSP_GHOST_RUNNING; case 9: return CSP_GHOST_EXITED; case 10: return CSP_WAIT_ANY; case 11: return CSP_WAIT_GIVE;
 	}
 	return -1;
 }
@@ -49,7 +49,7 @@ func Sizes() [3]uintptr {
 // Constants returns the C constants in a fixed order (see cchan_const).
 func Constants() []int64 {
 	var out []int64
-	for i := 0; i < 11; i++ {
+	for i := 0; i < 12; i++ {
 		out = append(out, int64(C.cchan_const(C.int(i))))
 	}
 	return out

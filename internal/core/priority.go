@@ -1,0 +1,158 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A ghost on a core it shares with its users runs at the lowest priority,
+// so that it gets the core only while they leave it: when they sleep (in a
+// wait, in their own compute) it runs at once; when they compute on the
+// CPU it does not take a share of their time, and a user it wakes
+// preempts it at once.
+//
+// Why: Linux shares a core fairly between the runnable tasks on it, and
+// since 6.6 (EEVDF) a task keeps the lag it built up across a sleep. A
+// ghost polling MPI (yielding between polls does not help under EEVDF)
+// while its user computes is owed that time, and takes it back when the
+// user next sleeps: a user woken by its ghost then waits 80-170 us for
+// the core (perf sched traces of the touched overlap loop, 1 MiB, docs/
+// design.md section 7), and a 1 MiB exchange overlapped with busy compute
+// took 1.5x plain MPICH. With the ghost at nice 19 it takes 1.02-1.11x.
+//
+// Launchers run each process in its own session (hydra calls setsid), and
+// where the kernel groups tasks by session (sched_autogroup_enabled), a
+// thread's nice value only orders threads within its group: the groups
+// compete as equals. So the ghost lowers both, its threads' nice values
+// and its session group's (/proc/self/autogroup; raising a nice value
+// needs no privilege).
+//
+// A user must then never spin in MPICH while its ghost has its work in
+// flight: a starved ghost starves the peer that waits for that work.
+// Users on such a host lend their core instead (Lend; internal/user/
+// coop.c, internal/ghost/give.go).
+
+// ghostNiceLow is the ghost's nice value on a core shared with its users.
+const ghostNiceLow = 19
+
+// ghostNice picks the ghost's nice value and says why: CSP_GHOST_NICE if
+// given, else 19 on a host with more of the job's processes than cores
+// (the ghost shares a core with users), else 0.
+func ghostNice(cfg Config, hostProcs, hostCPUs int) (int, string) {
+	over := oversubscribed(hostProcs, hostCPUs)
+	switch {
+	case cfg.GhostNiceSet:
+		return cfg.GhostNice, "set by CSP_GHOST_NICE"
+	case over != "":
+		return ghostNiceLow, over + ": the ghost runs when its users leave the core"
+	default:
+		return 0, "a core per process"
+	}
+}
+
+// lendCore says whether users lend their core to their ghost while they
+// wait on MPICH with offloaded operations in flight: where the ghost runs
+// at a lowered priority on their cores.
+func lendCore(cfg Config, hostProcs, hostCPUs int) bool {
+	nice, _ := ghostNice(cfg, hostProcs, hostCPUs)
+	return nice > 0 && oversubscribed(hostProcs, hostCPUs) != ""
+}
+
+// DescribeGhostNice is ghostNice for casperii env.
+func DescribeGhostNice(cfg Config) string {
+	if cfg.GhostNiceSet {
+		return strconv.Itoa(cfg.GhostNice) + " (CSP_GHOST_NICE)"
+	}
+	return "0; " + strconv.Itoa(ghostNiceLow) + onOversubscribedHost()
+}
+
+// setNice gives every thread of this process (threads started later
+// inherit it) and this process's session group the nice value n. It
+// returns what it could not do; the ghost runs either way.
+func setNice(n int) error {
+	if n == 0 {
+		return nil
+	}
+	var errs []error
+	done := map[int]bool{}
+	for pass := 0; pass < 3; pass++ {
+		ents, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			errs = append(errs, err)
+			break
+		}
+		fresh := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			done[tid], fresh = true, true
+			if err := unix.Setpriority(unix.PRIO_PROCESS, tid, n); err != nil && err != unix.ESRCH {
+				errs = append(errs, err)
+			}
+		}
+		if !fresh {
+			break
+		}
+	}
+	if err := setAutogroupNice(n); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// autogroupRetry bounds how long setAutogroupNice retries: the kernel lets
+// an unprivileged process change a group's nice value once per 100 ms,
+// host-wide, so the ghosts of one host take turns.
+const autogroupRetry = 5 * time.Second
+
+// setAutogroupNice sets the nice value of this process's session group,
+// if the kernel groups by session. A refusal for the rate limit (EAGAIN)
+// is retried in the background.
+func setAutogroupNice(n int) error {
+	const path = "/proc/self/autogroup"
+	if _, err := os.Stat(path); err != nil {
+		return nil // no autogroup support: thread nice values are enough
+	}
+	write := func() error { return os.WriteFile(path, []byte(strconv.Itoa(n)), 0) }
+	err := write()
+	if !errors.Is(err, unix.EAGAIN) {
+		return err
+	}
+	go func() {
+		for end := time.Now().Add(autogroupRetry); time.Now().Before(end); {
+			time.Sleep(110 * time.Millisecond)
+			if err := write(); !errors.Is(err, unix.EAGAIN) {
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// describeNice reads back this thread's nice value and the session
+// group's (for CSP_VERBOSE): "nice 19 (threads), autogroup nice 19".
+func describeNice() (int, string) {
+	nice := -100
+	if b, err := os.ReadFile("/proc/thread-self/stat"); err == nil {
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			if f := strings.Fields(string(b[i+1:])); len(f) > 16 {
+				nice, _ = strconv.Atoi(f[16])
+			}
+		}
+	}
+	group := "no autogroup"
+	if b, err := os.ReadFile("/proc/self/autogroup"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 3 && f[1] == "nice" {
+			group = "autogroup nice " + f[2]
+		}
+	}
+	return nice, group
+}

@@ -1,0 +1,104 @@
+package test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// On this host (2 cores, 4 processes) a ghost shares its core with its
+// user and runs at nice 19 (internal/core/priority.go), so a user that
+// spins in MPICH while its offloaded receive is in flight would starve
+// the ghost its peer waits for. test/cprogs/ip_lend.c runs the four ways
+// a legal program does that (a barrier, blocking collectives, a polling
+// MPI_Test loop, a blocking receive on a communicator that is not
+// offloaded): every message arrives intact, the waiting users lent their
+// core (CSP_STATS lends=), and the ghosts report their nice value. The
+// same program passes with the ghost at the users' priority (no lending)
+// and under plain MPICH.
+func TestLendCore(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	prog := CProg(t, "ip_lend")
+	sections := []string{"barrier", "colls", "test", "direct"}
+	for _, c := range []struct {
+		name string
+		env  []string
+		lend bool
+	}{{"nice19", nil, true}, {"nice0", []string{"CSP_GHOST_NICE=0"}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"10", "1048576"},
+				Env: append([]string{"CSP_STATS=1", "CSP_VERBOSE=2"}, c.env...), Preload: true, Timeout: 2 * time.Minute})
+			rs := relResults(t, res)
+			for _, s := range sections {
+				require.Len(t, Select(rs, "test="+s), l.Users(), "section %s:\n%s", s, res.Output())
+			}
+			var lends int64
+			for r, s := range relStats(t, res, l.Users(), true) {
+				n, ok := s.Fields.Int("lends")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				lends += n
+			}
+			nice := regexp.MustCompile(`ghost \d+: nice (\d+) `).FindAllStringSubmatch(res.Stderr, -1)
+			require.Len(t, nice, 2, "one priority line per ghost:\n%s", res.Stderr)
+			if c.lend {
+				require.Positive(t, lends, "the receivers lent their cores:\n%s", res.Stderr)
+				for _, m := range nice {
+					require.Equal(t, "19", m[1], "ghost priority: %s", m[0])
+				}
+				require.Contains(t, res.Stderr, "autogroup", "the session group's nice value is reported")
+			} else {
+				require.Zero(t, lends, "no lending with the ghost at the users' priority")
+				for _, m := range nice {
+					require.Equal(t, "0", m[1], "ghost priority: %s", m[0])
+				}
+			}
+		})
+	}
+	t.Run("plain", func(t *testing.T) {
+		res := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{"3", "1048576"}})
+		rs := relResults(t, res)
+		require.Len(t, rs, 2*len(sections), res.Output())
+	})
+}
+
+// The overlap loop as applications run it (test/cprogs/ip_touch.c): the
+// whole send buffer written before each post, compute on the CPU or
+// sleeping, every received word read and checked after the wait; 64 KiB
+// to 1 MiB, registered and malloc'd buffers, tag encoding and
+// duplication. Every exchange is offloaded (registered buffers without a
+// bounce copy, malloc'd ones through it) and arrives intact.
+func TestTouchedOverlap(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	prog := CProg(t, "ip_touch")
+	const iters = 30
+	sizes := []string{"65536", "262144", "1048576"}
+	for _, c := range []struct{ compute, buf, hint string }{
+		{"busy", "alloc", "none"}, {"sleep", "alloc", "any_tag_same_tag"}, {"busy", "malloc", "none"},
+	} {
+		t.Run(strings.Join([]string{c.compute, c.buf, c.hint}, "/"), func(t *testing.T) {
+			args := append([]string{fmt.Sprint(iters), "50", c.compute, c.buf, c.hint}, sizes...)
+			res := Run(t, Job{Layout: l, Prog: prog, Args: args, Env: []string{"CSP_STATS=1"}, Preload: true, Timeout: 2 * time.Minute})
+			rs := relResults(t, res)
+			for _, sz := range sizes {
+				got := Select(rs, "test=touch", "bytes="+sz)
+				require.Len(t, got, l.Users(), "size %s:\n%s", sz, res.Output())
+				for _, f := range got {
+					require.True(t, f.Match("bad=0"), "every word of every exchange: %s", f.Line())
+				}
+			}
+			for r, s := range relStats(t, res, l.Users(), true) {
+				require.Equal(t, int64(iters*len(sizes)), s.IsendOffloaded, "rank %d: %s", r, s.Fields.Line())
+				require.Equal(t, int64(iters*len(sizes)), s.IrecvOffloaded, "rank %d: %s", r, s.Fields.Line())
+				if c.buf == "alloc" {
+					require.Zero(t, s.Bounce, "registered buffers go without a copy: %s", s.Fields.Line())
+				} else {
+					require.Equal(t, int64(2*iters*len(sizes)), s.Bounce, "malloc'd buffers bounce: %s", s.Fields.Line())
+				}
+			}
+		})
+	}
+}
