@@ -22,7 +22,7 @@ import (
 const (
 	ChanMagic    = 0x43535043 // "CSPC"
 	GhostMagic   = 0x43535047 // "CSPG"
-	Version      = 3
+	Version      = 4
 	MaxSegments  = 256
 	SegTableOff  = 4096
 	HeaderBytes  = SegTableOff + MaxSegments*16 // the ring starts here

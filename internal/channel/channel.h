@@ -21,7 +21,7 @@
 
 #define CSP_CHAN_MAGIC 0x43535043u  /* "CSPC" */
 #define CSP_GHOST_MAGIC 0x43535047u /* "CSPG" */
-#define CSP_CHAN_VERSION 3u
+#define CSP_CHAN_VERSION 4u
 /* wait_cell: no particular cell; wait_also: no second cell */
 #define CSP_WAIT_ANY 0xffffffffu
 /* wait_cell: the user sleeps only to leave its core to the ghost (they
