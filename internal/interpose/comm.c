@@ -12,9 +12,10 @@
 
 CSP_IP_HIDDEN int csp_ip_raise(MPI_Comm comm, int code)
 {
-    if (code != MPI_SUCCESS)
-        PMPI_Comm_call_errhandler(comm, code);
-    return code;
+    if (code == MPI_SUCCESS)
+        return code;
+    char msg[MPI_MAX_ERROR_STRING];
+    return csp_raise(comm, code, csp_ip_errtext_get(code, msg) ? msg : NULL);
 }
 
 CSP_IP_HIDDEN int csp_ip_created(MPI_Comm parent, MPI_Comm newcomm, MPI_Info info)

@@ -51,6 +51,23 @@ CSP_IP_HIDDEN void csp_ip_errtext_add(int code, const char *msg)
     pthread_mutex_unlock(&lock);
 }
 
+/* csp_ip_errtext_get copies the runtime's message for code into
+ * msg[MPI_MAX_ERROR_STRING]; 0 if code is not one of the runtime's. */
+CSP_IP_HIDDEN int csp_ip_errtext_get(int code, char *msg)
+{
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ntexts && !found; i++) {
+        if (texts[i].code == code) {
+            strncpy(msg, texts[i].msg, MPI_MAX_ERROR_STRING - 1);
+            msg[MPI_MAX_ERROR_STRING - 1] = '\0';
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return found;
+}
+
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     if (ntexts > 0 && string && resultlen) {

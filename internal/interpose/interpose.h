@@ -69,6 +69,7 @@ CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, M
 CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp);
 /* Remember code's message for MPI_Error_string (errstring.c). */
 CSP_IP_HIDDEN void csp_ip_errtext_add(int code, const char *msg);
+CSP_IP_HIDDEN int csp_ip_errtext_get(int code, char *msg);
 /* Shared-heap calls under the fast path's lock (for Go). */
 CSP_IP_HIDDEN int csp_ip_heap_add_external(int fd, void *base, uint64_t size);
 CSP_IP_HIDDEN int csp_ip_heap_remove_external(uint32_t seg);

@@ -91,15 +91,9 @@ void csp_poke_progress(void)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, csp_u.progress_comm, &flag, MPI_STATUS_IGNORE);
 }
 
-void csp_error_note(MPI_Comm comm, int e); /* errnote.c */
+int csp_raise_errmsg(MPI_Comm comm, int e); /* errnote.c */
 
-int csp_error(MPI_Comm comm, enum csp_errmsg e)
-{
-    int code = csp_u.errcode[e];
-    csp_error_note(comm, e);
-    PMPI_Comm_call_errhandler(comm, code);
-    return code;
-}
+int csp_error(MPI_Comm comm, enum csp_errmsg e) { return csp_raise_errmsg(comm, (int)e); }
 
 /* ---- cells ---- */
 

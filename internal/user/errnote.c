@@ -1,12 +1,13 @@
 /*
- * errnote.c: the runtime's one-line messages under a fatal error handler.
+ * errnote.c: raising the runtime's errors through an error handler.
  *
- * The fast path raises its errors through the communicator's handler with
- * codes registered at MPI_Init (user.go). Under MPI_ERRORS_ARE_FATAL (the
- * default) MPICH 4.0.2 aborts with its own text for the code, and it loses
- * the string of a code added to a predefined class ("Other MPI error ...
- * no space for the host description"). So before a fatal handler runs,
- * the runtime prints its own line on stderr.
+ * The runtime's errors are codes registered at MPI_Init (user.go) or on
+ * first use (internal/interpose/errcode.go), each of a predefined class
+ * and with its one-line message for MPI_Error_string. MPICH 4.0.2 loses
+ * the string of a code added to a predefined class, so under a fatal
+ * handler (MPI_ERRORS_ARE_FATAL, the default) it would abort with one of
+ * its internal messages. csp_raise prints the runtime's line itself and
+ * gives MPICH the bare class, whose text is its own.
  */
 #include "user.h"
 
@@ -23,22 +24,50 @@ void csp_set_errtext(int e, const char *msg)
         texts[e] = msg;
 }
 
-/* csp_error_note prints e's message if comm's error handler will abort. */
-void csp_error_note(MPI_Comm comm, int e)
+/* fatal reports whether comm's error handler aborts. */
+static int fatal(MPI_Comm comm)
 {
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    if (e < 0 || e >= CSP_E_MAX || !texts[e] || PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS)
-        return;
-    int fatal = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
+    if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS)
+        return 0;
+    int f = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
     if (eh != MPI_ERRHANDLER_NULL)
         PMPI_Errhandler_free(&eh);
-    if (!fatal)
-        return;
-    const char *msg = texts[e];
-    if (strncmp(msg, "CasperII: ", 10) == 0)
-        msg += 10;
-    int rank = -1;
-    PMPI_Comm_rank(csp_u.world, &rank);
-    fprintf(stderr, "casperii: rank %d: %s\n", rank, msg);
-    fflush(stderr);
+    return f;
+}
+
+/* csp_raise calls comm's error handler with the runtime's error code,
+ * whose one-line message is msg (NULL: none known). Under a handler that
+ * returns, the application gets code, and MPI_Error_string answers msg.
+ * Under a fatal one MPICH would print its own text for the code, which
+ * for a code added to a predefined class is one of its unrelated internal
+ * messages ("Missing port or invalid host/port description in business
+ * card"): so the runtime prints msg first and hands MPICH the code's bare
+ * class, whose text is MPICH's own and coherent ("Invalid tag"). Returns
+ * code. */
+int csp_raise(MPI_Comm comm, int code, const char *msg)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    int cls = code;
+    if (fatal(comm) && PMPI_Error_class(code, &cls) == MPI_SUCCESS) {
+        if (msg) {
+            if (strncmp(msg, "CasperII: ", 10) == 0)
+                msg += 10;
+            int rank = -1;
+            PMPI_Comm_rank(csp_u.on ? csp_u.world : MPI_COMM_WORLD, &rank);
+            fprintf(stderr, "casperii: rank %d: %s\n", rank, msg);
+            fflush(stderr);
+        }
+        PMPI_Comm_call_errhandler(comm, cls);
+        return code;
+    }
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
+
+/* csp_raise_errmsg raises the fast path's error e on comm (csp_raise). */
+int csp_raise_errmsg(MPI_Comm comm, int e)
+{
+    return csp_raise(comm, csp_u.errcode[e], e >= 0 && e < CSP_E_MAX ? texts[e] : NULL);
 }

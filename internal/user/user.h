@@ -265,6 +265,11 @@ int csp_request_free(MPI_Request *req);
 int csp_cancel(MPI_Request *req);
 int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 
+/* Raise the runtime's error code on comm's handler; msg is its one-line
+ * message (errnote.c: under a fatal handler, printed, and MPICH gets the
+ * bare class). Returns code. */
+int csp_raise(MPI_Comm comm, int code, const char *msg);
+
 /* ---- engine (engine.c) ---- */
 /* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
 void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);
