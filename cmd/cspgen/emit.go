@@ -104,21 +104,29 @@ func writeList(b *bytes.Buffer, title string, names []string) {
 	b.WriteString(line + "\n *\n")
 }
 
-func emitWrapper(b *bytes.Buffer, p *Proto) {
+// signature returns p's parameter list as declared ("void" if none) and
+// the arguments that pass them on to PMPI, every by-value communicator
+// through CSP_IP_MAP.
+func signature(p *Proto) (params, args string) {
 	decls := make([]string, len(p.Params))
-	args := make([]string, len(p.Params))
+	as := make([]string, len(p.Params))
 	for i, q := range p.Params {
 		decls[i] = q.Decl()
-		args[i] = q.Name
+		as[i] = q.Name
 		if q.ByValueComm() {
-			args[i] = "CSP_IP_MAP(" + q.Name + ")"
+			as[i] = "CSP_IP_MAP(" + q.Name + ")"
 		}
 	}
-	params := strings.Join(decls, ", ")
+	params = strings.Join(decls, ", ")
 	if len(decls) == 0 {
 		params = "void"
 	}
-	fmt.Fprintf(b, "\n%s %s(%s)\n{\n    return P%s(%s);\n}\n", p.Ret, p.Name, params, p.Name, strings.Join(args, ", "))
+	return params, strings.Join(as, ", ")
+}
+
+func emitWrapper(b *bytes.Buffer, p *Proto) {
+	params, args := signature(p)
+	fmt.Fprintf(b, "\n%s %s(%s)\n{\n    return P%s(%s);\n}\n", p.Ret, p.Name, params, p.Name, args)
 }
 
 // nonblockingTwin returns the nonblocking form of the blocking function p
@@ -151,17 +159,8 @@ func nonblockingTwin(p *Proto, byName map[string]*Proto) *Proto {
 // while the ghost has work in flight (MPICH's blocking call would spin and
 // starve the ghost); otherwise it is the PMPI call.
 func emitLending(b *bytes.Buffer, p, nb *Proto) {
-	decls := make([]string, len(p.Params))
-	args := make([]string, len(p.Params))
-	for i, q := range p.Params {
-		decls[i] = q.Decl()
-		args[i] = q.Name
-		if q.ByValueComm() {
-			args[i] = "CSP_IP_MAP(" + q.Name + ")"
-		}
-	}
-	a := strings.Join(args, ", ")
-	fmt.Fprintf(b, "\n%s %s(%s)\n{\n", p.Ret, p.Name, strings.Join(decls, ", "))
+	params, a := signature(p)
+	fmt.Fprintf(b, "\n%s %s(%s)\n{\n", p.Ret, p.Name, params)
 	fmt.Fprintf(b, "    if (!csp_u.nbcoll)\n        return P%s(%s);\n", p.Name, a)
 	fmt.Fprintf(b, "    MPI_Request r_;\n    int rc_ = P%s(%s, &r_);\n", nb.Name, a)
 	b.WriteString("    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);\n}\n")

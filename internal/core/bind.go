@@ -158,6 +158,14 @@ func bindProcess(cpus []int) error {
 	if err := unix.SchedSetaffinity(0, &set); err != nil {
 		return err
 	}
+	return eachThread(func(tid int) error { return unix.SchedSetaffinity(tid, &set) })
+}
+
+// eachThread calls f for every thread of this process. Threads started
+// later inherit what f set from the thread that starts them; a second
+// pass catches those that appeared during the first. A thread that
+// exited meanwhile (ESRCH) needs nothing; the first other error stops it.
+func eachThread(f func(tid int) error) error {
 	done := map[int]bool{}
 	for pass := 0; pass < 3; pass++ {
 		ents, err := os.ReadDir("/proc/self/task")
@@ -171,8 +179,7 @@ func bindProcess(cpus []int) error {
 				continue
 			}
 			done[tid], fresh = true, true
-			// A thread that exited meanwhile (ESRCH) needs nothing.
-			if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+			if err := f(tid); err != nil && err != unix.ESRCH {
 				return err
 			}
 		}

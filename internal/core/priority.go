@@ -80,27 +80,8 @@ func setNice(n int) error {
 		return nil
 	}
 	var errs []error
-	done := map[int]bool{}
-	for pass := 0; pass < 3; pass++ {
-		ents, err := os.ReadDir("/proc/self/task")
-		if err != nil {
-			errs = append(errs, err)
-			break
-		}
-		fresh := false
-		for _, e := range ents {
-			tid, err := strconv.Atoi(e.Name())
-			if err != nil || done[tid] {
-				continue
-			}
-			done[tid], fresh = true, true
-			if err := unix.Setpriority(unix.PRIO_PROCESS, tid, n); err != nil && err != unix.ESRCH {
-				errs = append(errs, err)
-			}
-		}
-		if !fresh {
-			break
-		}
+	if err := eachThread(func(tid int) error { return unix.Setpriority(unix.PRIO_PROCESS, tid, n) }); err != nil {
+		errs = append(errs, err)
 	}
 	if err := setAutogroupNice(n); err != nil {
 		errs = append(errs, err)
