@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -405,8 +406,12 @@ func TestTargetsIssue14Boundaries(t *testing.T) {
 	c := get("cspii-tag", Overlap, "busy, touched", "touching adds")
 	assert.Equal(t, statusNoValue, c.Status)
 	assert.Contains(t, c.Measured, "--touch both")
-	// Benchmarks not run are not measured; only modes that ran get targets.
-	assert.Equal(t, statusNoValue, get("cspii-tag", Latency, "touched", "post time <= 1.0x").Status)
+	// Benchmarks not run are not measured (and summarized in one line);
+	// only modes that ran get targets.
+	l := get("cspii-tag", Latency, "touched", "post time <= 1.0x")
+	assert.Equal(t, statusNoValue, l.Status)
+	assert.True(t, l.NotRun)
+	assert.False(t, get("cspii-tag", Overlap, "busy, touched", "touching adds").NotRun, "overlap ran, only its untouched series did not")
 	for _, tg := range ts {
 		assert.Contains(t, []string{"cspii-tag", "cspii-dup"}, tg.Mode)
 		assert.Equal(t, SHM, tg.Transport)
@@ -415,6 +420,9 @@ func TestTargetsIssue14Boundaries(t *testing.T) {
 	WriteTargets(&out, ts)
 	assert.Contains(t, out.String(), "## targets, transport shm")
 	assert.Regexp(t, `\n  met +14 +cspii-tag +overlap +busy, touched +T_total <= 1\.10x mpi at every size 256K-4M +256K: 1\.10x`, out.String())
+	assert.NotContains(t, out.String(), "latency [no compute, touched, shm] not run")
+	// latency: 3 (issue 5/6) + 1 (touch cost), rate: 2 + 1; per mode.
+	assert.Contains(t, out.String(), "# not measured, benchmark not run: 14 more targets, of latency, rate (osubench run all runs them)")
 }
 
 // A target over a size range says which of its sizes were not measured;
@@ -832,4 +840,31 @@ func TestTransportStartFailure(t *testing.T) {
 	tg := findTarget(t, ts, TCP, "cspii-tag", Overlap, "sleep, touched", "T_total <= 0.7x")
 	assert.Equal(t, statusNoValue, tg.Status)
 	assert.Contains(t, tg.Measured, "failed to start")
+}
+
+// `osubench run all` with its defaults (touched and untouched, busy and
+// sleep, shm, 4 modes, 5 reps, 200 ms) must stay under about 30 minutes
+// on the 2-core development machine, by the model fitted to it.
+func TestRunAllEstimate(t *testing.T) {
+	ms, err := ParseModes(strings.Join(DefaultModes, ","))
+	require.NoError(t, err)
+	touches, err := ParseTouch(DefaultTouch("all"))
+	require.NoError(t, err)
+	r := &Runner{Cfg: Config{Benches: AllBenches, Modes: ms, Touches: touches},
+		Progs: &Programs{C: map[Bench]string{}}, Lib: &Lib{Path: "/x/libcasperii.so"}}
+	r.Cfg.Defaults()
+	jobs, d := r.Estimate()
+	// latency 2 series, overlap 4, rate 2, halo 4; 4 modes; 5 reps.
+	assert.Equal(t, (2+4+2+4)*4*5, jobs)
+	assert.Less(t, d, 30*time.Minute, "run all: %s", d)
+	assert.Greater(t, d, 10*time.Minute, "the model counts every job: %s", d)
+	t.Logf("run all: %d jobs, about %s", jobs, d.Round(time.Second))
+
+	// Each job's estimate grows with its sizes, phases and budget.
+	mpi, _ := LookupMode("mpi")
+	thread, _ := LookupMode("thread")
+	assert.Greater(t, jobEstimate(Overlap, mpi, 10, 200), jobEstimate(Latency, mpi, 10, 200))
+	assert.Greater(t, jobEstimate(Overlap, thread, 10, 200), jobEstimate(Overlap, mpi, 10, 200))
+	assert.Greater(t, jobEstimate(Overlap, mpi, 10, 200), jobEstimate(Overlap, mpi, 3, 200))
+	assert.Greater(t, jobEstimate(Overlap, mpi, 10, 200), jobEstimate(Overlap, mpi, 10, 100))
 }

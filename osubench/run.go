@@ -630,19 +630,27 @@ func (r *Runner) Estimate() (int, time.Duration) {
 }
 
 // jobEstimate is how long one job of b in mode m on nsizes sizes should
-// take: startup, and per size and timed phase the budget plus warm-up and
-// calibration. Fitted to runs on the 2-core development machine; the
+// take: startup, and per size its timed phases (90% of the budget each:
+// small sizes reach the iteration cap first) plus warm-up and calibration
+// (halo: 20 warm-up iterations of a few ms). The thread mode's progress
+// thread competes with the users for the cores: 2.5 times as long. Fitted
+// to runs on the 2-core development machine (overlap 10 sizes at 200 ms:
+// mpi 4.4 s, cspii 5.5 s, thread 13 s; halo 7 sizes: 3.1-5.1 s); the
 // progress lines show the real pace (~left).
 func jobEstimate(b Bench, m Mode, nsizes int, budgetMs float64) time.Duration {
-	startup := 1.0
+	startup := 0.3
 	if m.Ghosts() {
-		startup = 1.5
+		startup = 0.5
 	}
-	perPhase := 1.3 * budgetMs / 1e3
+	timed := float64(phases(b)) * 0.9 * budgetMs / 1e3
 	if m.Thread {
-		perPhase *= 2 // the progress thread competes with the users for the 2 cores
+		timed *= 2.5
 	}
-	secs := startup + float64(nsizes*phases(b))*perPhase
+	warm := 0.05
+	if b == Halo {
+		warm = 0.2
+	}
+	secs := startup + float64(nsizes)*(timed+warm)
 	return time.Duration(secs * float64(time.Second))
 }
 

@@ -19,6 +19,9 @@ type Target struct {
 	Status    string    `json:"status"` // met, MISSED, not measured
 	Measured  string    `json:"measured"`
 	Note      string    `json:"note,omitempty"` // conditions that differ from the target's
+	// NotRun: the benchmark was not run at all in this transport
+	// (WriteTargets summarizes such targets in one line).
+	NotRun bool `json:"not_run,omitempty"`
 }
 
 const (
@@ -70,6 +73,16 @@ func EvaluateTargets(results []*BenchResult) []Target {
 func containsT(ts []Transport, t Transport) bool {
 	for _, x := range ts {
 		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// ranIn reports whether benchmark b ran in transport tr (in any series).
+func ranIn(results []*BenchResult, b Bench, tr Transport) bool {
+	for _, br := range results {
+		if br.Bench == b && br.Transport == tr {
 			return true
 		}
 	}
@@ -196,6 +209,8 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		switch {
 		case br == nil:
 			tg.Measured = b.String() + " [" + s.Label() + "] not run"
+			tg.NotRun = !ranIn(results, b, tr)
+			tg.NotRun = !ranIn(results, b, tr)
 		case !contains(br.Modes, mode):
 			tg.Measured = mode + " not run (" + br.Skipped[mode] + ")"
 		case br.Succeeded(mode) == 0:
@@ -380,8 +395,17 @@ func WriteTargets(w io.Writer, ts []Target) {
 	for _, tr := range trs {
 		fmt.Fprintf(w, "\n## targets, transport %s (medians of this run; ratios are a mode's median over mpi's median in the same series; touch cost limit: 1.10 x mpi's + %g us)\n", tr, TouchTolUs)
 		rows := [][]string{{"status", "issue", "mode", "bench", "series", "goal", "measured"}}
+		notRun := map[Bench]int{}
+		var notRunOrder []string
 		for _, t := range ts {
 			if t.Transport != tr {
+				continue
+			}
+			if t.NotRun {
+				if notRun[t.Bench] == 0 {
+					notRunOrder = append(notRunOrder, string(t.Bench))
+				}
+				notRun[t.Bench]++
 				continue
 			}
 			m := t.Measured
@@ -409,6 +433,13 @@ func WriteTargets(w io.Writer, ts []Target) {
 			}
 			b.WriteString(r[ncol])
 			fmt.Fprintln(w, b.String())
+		}
+		if len(notRunOrder) > 0 {
+			n := 0
+			for _, c := range notRun {
+				n += c
+			}
+			fmt.Fprintf(w, "# not measured, benchmark not run: %d more targets, of %s (osubench run all runs them)\n", n, strings.Join(notRunOrder, ", "))
 		}
 	}
 }

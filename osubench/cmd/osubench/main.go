@@ -159,7 +159,8 @@ func report(dir string) error {
 	return nil
 }
 
-func run(args []string) error {
+// parseRun turns the arguments of `osubench run` into a configuration.
+func parseRun(args []string) (osubench.Config, opts, error) {
 	var o opts
 	fs := newFlags(&o)
 	fs.Usage = func() { fmt.Fprintf(os.Stderr, usage); fs.PrintDefaults() }
@@ -169,56 +170,64 @@ func run(args []string) error {
 		benchArg, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return osubench.Config{}, o, err
 	}
 	if benchArg == "" && fs.NArg() > 0 {
 		benchArg = fs.Arg(0)
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return err
+			return osubench.Config{}, o, err
 		}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return osubench.Config{}, o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if benchArg == "" {
-		return fmt.Errorf("which benchmark? latency, overlap, rate, halo or all")
+		return osubench.Config{}, o, fmt.Errorf("which benchmark? latency, overlap, rate, halo or all")
 	}
 	cfg := osubench.Config{Quick: o.quick, Reps: o.reps, BudgetMs: o.budget, MinIters: o.minIters, MaxIters: o.maxIters,
 		Timeout: o.timeout, Lib: o.lib, Cache: o.cache, OverlapCompute: o.overlapCompute, HaloComputeUs: o.haloUs,
 		Window: o.window, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
 	var err error
 	if cfg.Benches, err = osubench.ParseBenches(benchArg); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if cfg.Modes, err = osubench.ParseModes(o.modes); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if o.sizes != "" {
 		if cfg.Sizes, err = osubench.ParseSizes(o.sizes); err != nil {
-			return err
+			return cfg, o, err
 		}
 	}
 	if o.layout != "" {
 		l, err := osubench.ParseLayout(o.layout, osubench.DefaultLayout)
 		if err != nil {
-			return err
+			return cfg, o, err
 		}
 		cfg.Layout = &l
 	}
 	if cfg.Computes, err = osubench.ParseComputes(o.compute); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if o.touch == "" {
 		o.touch = osubench.DefaultTouch(benchArg)
 	}
 	if cfg.Touches, err = osubench.ParseTouch(o.touch); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if cfg.Transports, err = osubench.ParseTransports(o.transport); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if o.overlapCompute != "mpi" && o.overlapCompute != "self" {
-		return fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)
+		return cfg, o, fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)
+	}
+	return cfg, o, nil
+}
+
+func run(args []string) error {
+	cfg, o, err := parseRun(args)
+	if err != nil {
+		return err
 	}
 	out := o.out
 	if out == "" {
