@@ -451,7 +451,7 @@ func TestTargetsMissingSizes(t *testing.T) {
 	ts = EvaluateTargets([]*BenchResult{ov, tcp})
 	f := findTarget(t, ts, TCP, "cspii-tag", Overlap, "busy, touched", "T_total <= 1.5x mpi at 64K")
 	assert.Equal(t, statusNoValue, f.Status)
-	assert.Equal(t, "cspii-tag: every job failed", f.Measured)
+	assert.Equal(t, "cspii-tag: every job failed (exit code 1: CSP_NODE_SIZE=2 does not divide)", f.Measured)
 	assert.Equal(t, statusMet, findTarget(t, ts, SHM, "cspii-tag", Overlap, "busy, touched", "T_total <= 1.10x").Status)
 	var out bytes.Buffer
 	WriteTargets(&out, ts)
@@ -867,4 +867,24 @@ func TestRunAllEstimate(t *testing.T) {
 	assert.Greater(t, jobEstimate(Overlap, thread, 10, 200), jobEstimate(Overlap, mpi, 10, 200))
 	assert.Greater(t, jobEstimate(Overlap, mpi, 10, 200), jobEstimate(Overlap, mpi, 3, 200))
 	assert.Greater(t, jobEstimate(Overlap, mpi, 10, 200), jobEstimate(Overlap, mpi, 10, 100))
+}
+
+// A results.json written before the series (format 1: untouched, shm, one
+// compute kind) is read back with those series.
+func TestLoadReportFormat1(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "results.json")
+	require.NoError(t, os.WriteFile(p, []byte(`{"env": {"host": "h"}, "config": {"compute": "busy", "reps": 1},
+	  "benches": [
+	    {"bench": "overlap", "layout": {"Nodes": 2, "Users": 1, "Ghosts": 1}, "sizes": [8], "modes": ["mpi"],
+	     "jobs": [{"bench": "overlap", "mode": "mpi", "rep": 1, "job": {"cmd": "x"}, "points": [{"size": 8, "values": {"total_us": 1}}]}]},
+	    {"bench": "latency", "layout": {"Nodes": 2, "Users": 1, "Ghosts": 1}, "sizes": [8], "modes": ["mpi"], "jobs": []}]}`), 0o644))
+	rep, err := LoadReport(p)
+	require.NoError(t, err)
+	require.Len(t, rep.Benches, 2)
+	assert.Equal(t, Series{Transport: SHM, Compute: Busy, Touch: false}, rep.Benches[0].Series)
+	assert.Equal(t, rep.Benches[0].Series, rep.Benches[0].Jobs[0].Series)
+	assert.Equal(t, Series{Transport: SHM, Compute: NoCompute, Touch: false}, rep.Benches[1].Series)
+	assert.Equal(t, []Compute{Busy}, rep.Config.Computes)
+	assert.Equal(t, []bool{false}, rep.Config.Touches)
+	assert.Equal(t, 1.0, rep.Benches[0].Summary("mpi", "total_us", 8).Median)
 }

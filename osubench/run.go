@@ -480,8 +480,8 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 				if why, ok := r.broken[key]; ok {
 					r.jobsRun++
 					if _, noted := br.Skipped[m.Name]; !noted {
-						br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d and later not run: %s", m.Name, rep, why))
-						br.Skipped[m.Name] = why
+						br.Skipped[m.Name] = fmt.Sprintf("rep %d and later not run: %s", rep, why)
+						fmt.Fprintf(c.Progress, "osubench: %s: mode %s: %s\n", br.Label(), m.Name, br.Skipped[m.Name])
 					}
 					continue
 				}
@@ -498,7 +498,7 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 					if rec.StartFailed() {
 						r.startFail[key]++
 						if r.startFail[key] >= 2 {
-							r.broken[key] = fmt.Sprintf("failed to start (no osub-info line) in %d jobs with transport %s; last: %s", r.startFail[key], s.Transport, rec.Error)
+							r.broken[key] = fmt.Sprintf("failed to start (no osub-info line) in %d jobs with transport %s: %s", r.startFail[key], s.Transport, firstCause(rec.Error))
 						}
 					}
 					if failures[fkey] == 2 && rep < c.Reps {
@@ -579,6 +579,14 @@ func (r *Runner) runJob(ctx context.Context, br *BenchResult, m Mode, l Layout, 
 	}
 	fmt.Fprintf(c.Progress, "    %s in %s\n", status, res.Wall.Round(100*time.Millisecond))
 	return rec
+}
+
+// firstCause is the first of the stderr lines an error quotes (RunJob
+// joins the last lines of stderr with " | "; the rest is usually every
+// rank's MPI_Abort echo).
+func firstCause(err string) string {
+	first, _, _ := strings.Cut(err, " | ")
+	return first
 }
 
 // StartFailed reports whether the job failed before the program printed

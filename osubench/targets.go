@@ -214,7 +214,7 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		case !contains(br.Modes, mode):
 			tg.Measured = mode + " not run (" + br.Skipped[mode] + ")"
 		case br.Succeeded(mode) == 0:
-			tg.Measured = mode + ": every job failed"
+			tg.Measured = mode + ": every job failed" + firstError(br, mode)
 		case needMPI && br.Succeeded("mpi") == 0:
 			tg.Measured = "no mpi result"
 		default:
@@ -314,6 +314,9 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 	// reports); the medians over iterations are shown alongside.
 	latS, rateS := primarySeries(results, Latency, tr), primarySeries(results, Rate, tr)
 	withP50 := func(t targetCtx, st, msr, key string, ss []int64) (string, string) {
+		if st == statusNoValue {
+			return st, msr
+		}
 		var parts []string
 		for _, s := range ss {
 			parts = append(parts, fmt.Sprintf("%s: %.2fx", FormatSize(s), t.ratio(key, s)))
@@ -340,6 +343,17 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		return every(sizesAtLeast(t.br.Sizes, 64*K), func(s int64) float64 { return t.ratio("msg_rate", s) }, func(r float64) bool { return r >= 0.9 }, "%.2fx")
 	})
 	return out
+}
+
+// firstError is " (<the first failed job's first error line>)" of mode
+// in br, or "".
+func firstError(br *BenchResult, mode string) string {
+	for _, j := range br.Jobs {
+		if j.Mode == mode && j.Error != "" {
+			return " (" + firstCause(j.Error) + ")"
+		}
+	}
+	return ""
 }
 
 // primarySeries is the series of b (which does not compute) that the
