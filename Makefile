@@ -2,8 +2,8 @@
 #   make            build everything (Go packages, lib/libcasperii.so, commands)
 #   make test       the whole test suite (what CI runs)
 #   make bench      micro-benchmarks (go test -bench)
-#   make bench-quick   a short osubench overlap run, mpi vs CasperII (~1 min)
-#   make bench-full    every osubench benchmark in the four modes (long)
+#   make bench-quick   a short osubench overlap run, mpi vs CasperII, busy and sleep compute (~1-2 min)
+#   make bench-full    osubench run all: every benchmark, the four modes, every series (~20 min on 2 cores)
 #   make fuzz       each fuzz target for FUZZTIME (default 30s)
 
 GO        ?= go
@@ -44,16 +44,22 @@ bench:
 # osubench (osubench/README.md): tables on stdout, progress and every mpiexec
 # command on stderr, CSV, JSON and PNG plots in osubench-out/<name>.
 OSUBENCH   ?= $(GO) run ./osubench/cmd/osubench
-QUICK_ARGS ?= --sizes 8,64K,1M --modes mpi,cspii-tag --reps 5 --compute sleep
+QUICK_ARGS ?= --sizes 64K,256K,1M --modes mpi,cspii-tag --compute both --touch on --reps 7 --budget 200
+# e.g. FULL_ARGS='--transport shm,tcp' (about twice as long)
+FULL_ARGS  ?=
 
-# The README's main job: post, compute, wait with plain MPICH and CasperII,
-# interleaved, on 3 sizes (about a minute on 2 cores).
+# The README's main job: touch, post, compute, wait with plain MPICH and
+# CasperII, interleaved, on 3 sizes, once with busy compute (the user keeps
+# its core) and once with sleep compute (it leaves it), each labelled
+# (about 1-2 minutes on 2 cores).
 bench-quick: build
 	$(OSUBENCH) run overlap $(QUICK_ARGS) --lib lib/libcasperii.so --out osubench-out/quick
 
-# Every benchmark in the modes mpi, thread, cspii-tag, cspii-dup, 5 reps.
+# osubench run all: every benchmark in the modes mpi, thread, cspii-tag,
+# cspii-dup, 5 reps; touched buffers with busy and sleep compute, and the
+# untouched secondary series (it prints its estimated duration first).
 bench-full: build
-	$(OSUBENCH) run all --lib lib/libcasperii.so --out osubench-out/full
+	$(OSUBENCH) run all $(FULL_ARGS) --lib lib/libcasperii.so --out osubench-out/full
 
 fuzz:
 	@for d in $(FUZZ_TARGETS); do \

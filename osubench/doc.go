@@ -9,9 +9,17 @@
 // LD_PRELOAD path an application uses:
 //
 //	latency  nonblocking ping-pong: Isend + Irecv (post time), Waitall (wait time); Fig. 3(a,b)
-//	overlap  post, compute, wait, compute = plain MPI's latency per size; overlap %; Fig. 4/5
+//	overlap  touch, post, compute, wait, compute = plain MPI's latency per size; overlap %; Fig. 4/5
 //	rate     osu_mbw_mr: a window of 64 Isend then Waitall, Irecv window, 4-byte ack; Fig. 3(c)
 //	halo     periodic 2D Cartesian grid, 4 neighbours, 300 us compute between post and wait; Fig. 6
+//
+// Every benchmark runs in series (Series): touched buffers (the default,
+// as applications do: every byte of the send buffers written before each
+// post, every byte of the receive buffers read after each wait) or
+// untouched (secondary), busy or sleep compute (overlap, halo), shm or tcp
+// transport (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self). Every mode runs every
+// series; ratios compare modes within one series of one run, and every
+// table, CSV row, plot and target is labelled with its series.
 //
 // Every program allocates its buffers with MPI_Alloc_mem(shmbuf_regist=true)
 // and communicates on MPI_Comm_dup_with_info(MPI_COMM_WORLD, hints) (the
@@ -19,8 +27,9 @@
 // goapi/latency is the latency test written against the Go API (modes
 // go-tag, go-dup).
 //
-// A Runner interleaves the modes over repetitions (rep 1: mpi, thread,
-// cspii-tag, cspii-dup; rep 2: ...), runs each job under mpiexec with stdin
+// A Runner interleaves the series and modes over repetitions (rep 1: each
+// series in turn, in each mpi, thread, cspii-tag, cspii-dup; rep 2: ...),
+// runs each job under mpiexec with stdin
 // closed and a timeout, kills what a job leaves behind and removes its
 // orphaned /dev/shm entries, and summarizes every metric by the median and
 // spread over repetitions. Tables go to stdout, CSV, JSON and PNG plots to
@@ -34,19 +43,28 @@
 //     [min, max] iterations. Per-size values are means over the iterations
 //     and over the users.
 //   - Compute is emulated by nanosleep (sleep: leaves the core, with the
-//     timer slack set to 1 ns) or by spinning on the clock (busy). On a
-//     machine with fewer cores than processes only sleep lets the ghosts (or
-//     the progress thread) run while the user computes.
+//     timer slack set to 1 ns) or by spinning on the clock (busy: the user
+//     keeps its core, as CPU-bound code does). On a machine with fewer
+//     cores than processes only sleep lets the ghosts (or the progress
+//     thread) run while the user computes; both are measured.
+//   - Touching (-t) writes the send buffer 8 bytes at a time with a value
+//     that changes every iteration and sums the receive buffer into a
+//     volatile sink; its time counts in the iteration and is reported apart
+//     (touch_us).
 //   - overlap measures, per size and in one job, T_comm (the ping-pong
-//     alone), T_comp (the compute alone, as measured, not as asked) and
-//     T_total (post, compute, wait), and reports
-//     overlap = 100 (T_comm + T_comp - T_total) / min(T_comm, T_comp).
+//     alone, touching included), T_comp (the compute alone, as measured,
+//     not as asked) and T_total (touch, post, compute, wait, touch), and
+//     reports overlap = 100 (T_comm + T_comp - T_total) / min(T_comm, T_comp).
 //     The compute asked for is plain MPI's latency (--overlap-compute mpi,
-//     the default), the same for every mode of a repetition: in rep 1 what
-//     the mpi job calibrated and computed, from rep 2 on the median over
-//     the earlier reps of the mpi jobs' median ping-pong time (passed with
-//     -x to every mode, mpi included); with --overlap-compute self each
-//     job uses its own.
+//     the default), the same for every mode, compute kind and touch setting
+//     of a repetition in a transport: in rep 1 what the transport's first
+//     mpi job calibrated and computed, from rep 2 on the median over the
+//     earlier mpi jobs of the transport of their median exchange time
+//     (post + wait, touching excluded; passed with -x to every mode, mpi
+//     included); with --overlap-compute self each job uses its own.
+//   - The targets (targets.go) are issue 14's (busy and sleep compute with
+//     touched buffers, and the cost of touching against plain MPICH's) and
+//     issue 5/6's latency and message-rate targets, per transport.
 //   - CPU use: the programs report the users' CPU time over the wall time of
 //     the timed loop (getrusage, all threads); the driver samples every
 //     process of a job from /proc (users and ghosts apart) and the host's

@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// e2eRunner prepares a short latency run of the given modes on 2 sizes
-// under the real mpiexec (no timing is asserted: only that every job ran,
-// reported every size, and left nothing behind).
+// e2eRunner prepares a short latency run (touched, the default) of the
+// given modes on 2 sizes under the real mpiexec (no timing is asserted:
+// only that every job ran, reported every size and its touching, and left
+// nothing behind).
 func e2eRunner(t *testing.T, lib string, modes ...string) *Runner {
 	t.Helper()
 	if testing.Short() {
@@ -40,6 +41,7 @@ func checkRun(t *testing.T, r *Runner, modes ...string) {
 	require.NoError(t, r.Run(context.Background(), nil))
 	require.Len(t, r.Results, 1)
 	br := r.Results[0]
+	assert.Equal(t, Series{Transport: SHM, Compute: NoCompute, Touch: true}, br.Series)
 	assert.Equal(t, modes, br.Modes)
 	assert.Empty(t, br.Skipped)
 	assert.Empty(t, br.Notes, "no leftover processes or /dev/shm entries")
@@ -47,11 +49,15 @@ func checkRun(t *testing.T, r *Runner, modes ...string) {
 	for _, j := range br.Jobs {
 		t.Logf("%s: %s (%v)", j.Mode, j.Job.Cmd, j.Job.Wall)
 		require.Empty(t, j.Error, "%s failed; stderr:\n%s", j.Mode, j.Job.Stderr)
+		require.NotEmpty(t, j.Info)
+		assert.Equal(t, "on", j.Info[0]["touch"])
+		assert.Equal(t, "none", j.Info[0]["compute"])
 		require.Len(t, j.Points, 2)
 		for _, p := range j.Points {
 			assert.Greater(t, p.Values["iters"], 0.0)
 			assert.Greater(t, p.Values["lat_us"], 0.0)
-			assert.InDelta(t, p.Values["lat_us"], p.Values["post_us"]+p.Values["wait_us"], 0.01*p.Values["lat_us"]+0.01)
+			assert.Greater(t, p.Values["touch_us"], 0.0, "touched: the buffers are written and read every iteration")
+			assert.InDelta(t, p.Values["lat_us"], p.Values["post_us"]+p.Values["wait_us"]+p.Values["touch_us"], 0.01*p.Values["lat_us"]+0.05)
 		}
 		if m, _ := LookupMode(j.Mode); m.Ghosts() {
 			require.Len(t, j.Stats, 2, "one casperii-stats line per user")
@@ -87,4 +93,52 @@ func TestEndToEndCasperII(t *testing.T) {
 	r := e2eRunner(t, lib, "cspii-tag", "cspii-dup", "go-tag")
 	require.NoError(t, r.Prepare())
 	checkRun(t, r, "cspii-tag", "cspii-dup", "go-tag")
+}
+
+// TestEndToEndOverlapTouch runs the overlap benchmark in the mpi mode at
+// 64K with busy compute, touched and untouched: the touched job reports
+// its touching apart and counts it in T_comm and T_total, the untouched
+// one touches nothing.
+func TestEndToEndOverlapTouch(t *testing.T) {
+	r := e2eRunner(t, "auto", "mpi")
+	r.Cfg.Benches, r.Cfg.Sizes = []Bench{Overlap}, []int64{65536}
+	r.Cfg.Computes, r.Cfg.Touches = []Compute{Busy}, []bool{true, false}
+	require.NoError(t, r.Prepare())
+	require.NoError(t, r.Run(context.Background(), nil))
+	require.Len(t, r.Results, 2)
+	touched, untouched := r.Results[0], r.Results[1]
+	assert.Equal(t, Series{Transport: SHM, Compute: Busy, Touch: true}, touched.Series)
+	assert.Equal(t, Series{Transport: SHM, Compute: Busy, Touch: false}, untouched.Series)
+	for _, br := range r.Results {
+		assert.Empty(t, br.Notes[1:], "no leftover processes or /dev/shm entries") // Notes[0] says where the compute comes from
+		require.Len(t, br.Jobs, 1)
+		j := br.Jobs[0]
+		require.Empty(t, j.Error, "stderr:\n%s", j.Job.Stderr)
+		assert.Equal(t, map[bool]string{true: "on", false: "off"}[br.Touch], j.Info[0]["touch"])
+		assert.Equal(t, "busy", j.Info[0]["compute"])
+		require.Len(t, j.Points, 1)
+		v := j.Points[0].Values
+		for _, k := range []string{"touch_us", "comm_touch_us", "xchg_p50_us", "total_us", "comm_us", "comp_us", "post_us", "wait_us", "comp_in_us", "overlap_pct"} {
+			assert.Contains(t, v, k)
+		}
+		// T_total is touch + post + compute + wait.
+		assert.InDelta(t, v["total_us"], v["touch_us"]+v["post_us"]+v["comp_in_us"]+v["wait_us"], 0.02*v["total_us"]+0.1)
+		if br.Touch {
+			assert.Greater(t, v["touch_us"], 0.0)
+			assert.Greater(t, v["comm_touch_us"], 0.0)
+			assert.Greater(t, v["comm_us"], v["comm_touch_us"], "T_comm includes the touching")
+		} else {
+			assert.Zero(t, v["touch_us"])
+			assert.Zero(t, v["comm_touch_us"])
+		}
+	}
+	var out bytes.Buffer
+	WriteHeader(&out, r)
+	for _, br := range r.Results {
+		WriteBench(&out, br)
+	}
+	WriteTouchCost(&out, r.Results)
+	assert.Contains(t, out.String(), "# overlap [busy compute, touched, shm]: post / compute / wait / touch per iteration [us] (medians)")
+	assert.Contains(t, out.String(), "# overlap, busy compute, shm: total_us touched - untouched")
+	t.Logf("\n%s", out.String())
 }

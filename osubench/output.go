@@ -12,9 +12,13 @@ import (
 	"strconv"
 )
 
-// SummaryRow is one (benchmark, size, mode, metric) summary.
+// SummaryRow is one (benchmark, series, size, mode, metric) summary.
 type SummaryRow struct {
 	Bench      Bench    `json:"bench"`
+	Transport  string   `json:"transport"`
+	Compute    string   `json:"compute"`
+	Touch      string   `json:"touch"`  // on, off
+	Series     string   `json:"series"` // the series' label, e.g. "busy compute, touched, shm"
 	Layout     string   `json:"layout"`
 	Size       int64    `json:"size"`
 	Mode       string   `json:"mode"`
@@ -45,7 +49,8 @@ func SummaryRows(results []*BenchResult) []SummaryRow {
 				base := br.Summary("mpi", m.Key, s)
 				for _, mode := range br.Modes {
 					sp := br.Summary(mode, m.Key, s)
-					row := SummaryRow{Bench: br.Bench, Layout: br.Layout.String(), Size: s, Mode: mode, Metric: m.Key, Unit: m.Unit,
+					row := SummaryRow{Bench: br.Bench, Transport: string(br.Transport), Compute: string(br.Compute), Touch: onOff(br.Touch),
+						Series: br.Series.Label(), Layout: br.Layout.String(), Size: s, Mode: mode, Metric: m.Key, Unit: m.Unit,
 						N: sp.N, Median: fptr(sp.Median), Min: fptr(sp.Min), Max: fptr(sp.Max), Q1: fptr(sp.Q1), Q3: fptr(sp.Q3)}
 					if !m.NoRatio && contains(br.Modes, "mpi") {
 						row.RatioVsMPI = fptr(Ratio(sp.Median, base.Median))
@@ -68,9 +73,9 @@ func csvFloat(p *float64) string {
 // WriteSummaryCSV writes the summary rows as CSV.
 func WriteSummaryCSV(w io.Writer, rows []SummaryRow) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"bench", "layout", "size", "mode", "metric", "unit", "n", "median", "min", "max", "q1", "q3", "ratio_vs_mpi"})
+	_ = cw.Write([]string{"bench", "transport", "compute", "touch", "series", "layout", "size", "mode", "metric", "unit", "n", "median", "min", "max", "q1", "q3", "ratio_vs_mpi"})
 	for _, r := range rows {
-		_ = cw.Write([]string{string(r.Bench), r.Layout, strconv.FormatInt(r.Size, 10), r.Mode, r.Metric, r.Unit, strconv.Itoa(r.N),
+		_ = cw.Write([]string{string(r.Bench), r.Transport, r.Compute, r.Touch, r.Series, r.Layout, strconv.FormatInt(r.Size, 10), r.Mode, r.Metric, r.Unit, strconv.Itoa(r.N),
 			csvFloat(r.Median), csvFloat(r.Min), csvFloat(r.Max), csvFloat(r.Q1), csvFloat(r.Q3), csvFloat(r.RatioVsMPI)})
 	}
 	cw.Flush()
@@ -80,7 +85,7 @@ func WriteSummaryCSV(w io.Writer, rows []SummaryRow) error {
 // WriteRawCSV writes every measured value: one row per job, size and metric.
 func WriteRawCSV(w io.Writer, results []*BenchResult) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"bench", "layout", "mode", "rep", "size", "metric", "value"})
+	_ = cw.Write([]string{"bench", "transport", "compute", "touch", "series", "layout", "mode", "rep", "size", "metric", "value"})
 	for _, br := range results {
 		for _, j := range br.Jobs {
 			if j.Error != "" {
@@ -97,7 +102,8 @@ func WriteRawCSV(w io.Writer, results []*BenchResult) error {
 					if math.IsNaN(v) || math.IsInf(v, 0) {
 						continue
 					}
-					_ = cw.Write([]string{string(br.Bench), br.Layout.String(), j.Mode, strconv.Itoa(j.Rep), strconv.FormatInt(p.Size, 10), k,
+					_ = cw.Write([]string{string(br.Bench), string(br.Transport), string(br.Compute), onOff(br.Touch), br.Series.Label(),
+						br.Layout.String(), j.Mode, strconv.Itoa(j.Rep), strconv.FormatInt(p.Size, 10), k,
 						strconv.FormatFloat(v, 'g', 10, 64)})
 				}
 			}
@@ -107,8 +113,14 @@ func WriteRawCSV(w io.Writer, results []*BenchResult) error {
 	return cw.Error()
 }
 
+// ReportFormat is the version of results.json: 2 since the series
+// (transport, compute kind, touch) of issue 14; a file without it is of
+// format 1 (one untouched shm series per benchmark, one compute kind).
+const ReportFormat = 2
+
 // Report is the JSON document of a run.
 type Report struct {
+	Format  int            `json:"format"`
 	Env     *EnvInfo       `json:"env"`
 	Config  ConfigJSON     `json:"config"`
 	Benches []*BenchResult `json:"benches"`
@@ -118,23 +130,28 @@ type Report struct {
 
 // ConfigJSON is the configuration as recorded in the report.
 type ConfigJSON struct {
-	Benches        []Bench `json:"benches"`
-	Modes          []Mode  `json:"modes"`
-	Sizes          []int64 `json:"sizes,omitempty"`
-	Layout         *Layout `json:"layout,omitempty"`
-	Compute        Compute `json:"compute"`
-	Reps           int     `json:"reps"`
-	BudgetMs       float64 `json:"budget_ms"`
-	MinIters       int     `json:"min_iters"`
-	MaxIters       int     `json:"max_iters"`
-	OverlapCompute string  `json:"overlap_compute"`
-	HaloComputeUs  float64 `json:"halo_compute_us"`
-	Window         int     `json:"window"`
-	Quick          bool    `json:"quick"`
+	Benches []Bench `json:"benches"`
+	Modes   []Mode  `json:"modes"`
+	Sizes   []int64 `json:"sizes,omitempty"`
+	Layout  *Layout `json:"layout,omitempty"`
+	// LegacyCompute is format 1's single compute kind (read only).
+	LegacyCompute  Compute     `json:"compute,omitempty"`
+	Computes       []Compute   `json:"computes"`
+	Touches        []bool      `json:"touches"`
+	Transports     []Transport `json:"transports"`
+	Reps           int         `json:"reps"`
+	BudgetMs       float64     `json:"budget_ms"`
+	MinIters       int         `json:"min_iters"`
+	MaxIters       int         `json:"max_iters"`
+	OverlapCompute string      `json:"overlap_compute"`
+	HaloComputeUs  float64     `json:"halo_compute_us"`
+	Window         int         `json:"window"`
+	Quick          bool        `json:"quick"`
 }
 
 func configJSON(c *Config) ConfigJSON {
-	return ConfigJSON{Benches: c.Benches, Modes: c.Modes, Sizes: c.Sizes, Layout: c.Layout, Compute: c.Compute, Reps: c.Reps,
+	return ConfigJSON{Benches: c.Benches, Modes: c.Modes, Sizes: c.Sizes, Layout: c.Layout, Computes: c.Computes,
+		Touches: c.Touches, Transports: c.Transports, Reps: c.Reps,
 		BudgetMs: c.BudgetMs, MinIters: c.MinIters, MaxIters: c.MaxIters, OverlapCompute: c.OverlapCompute,
 		HaloComputeUs: c.HaloComputeUs, Window: c.Window, Quick: c.Quick}
 }
@@ -175,7 +192,37 @@ func LoadReport(path string) (*Report, error) {
 	if rep.Env == nil {
 		rep.Env = &EnvInfo{}
 	}
+	if rep.Format < 2 {
+		// Format 1: one series per benchmark, shm, untouched, the run's
+		// single compute kind.
+		c := rep.Config.LegacyCompute
+		if c == "" {
+			c = Sleep
+		}
+		rep.Config.Computes, rep.Config.Touches, rep.Config.Transports = []Compute{c}, []bool{false}, []Transport{SHM}
+		for _, br := range rep.Benches {
+			br.Series = Series{Transport: SHM, Compute: NoCompute}
+			if br.Bench.Computes() {
+				br.Compute = c
+			}
+			for _, j := range br.Jobs {
+				j.Series = br.Series
+			}
+		}
+	}
 	return &rep, nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// PlotName is the file name of the plot of br: overlap-busy-touched-shm.png.
+func PlotName(br *BenchResult) string {
+	return string(br.Bench) + "-" + br.Series.Slug() + ".png"
 }
 
 // WriteFiles writes results.json, summary.csv, raw.csv and one PNG plot per
@@ -208,7 +255,7 @@ func WriteFiles(dir string, r *Runner, targets []Target, plots bool) ([]string, 
 	if err := write("raw.csv", func(w io.Writer) error { return WriteRawCSV(w, r.Results) }); err != nil {
 		return paths, err
 	}
-	rep := &Report{Env: r.Env, Config: configJSON(&r.Cfg), Benches: r.Results, Summary: rows, Targets: targets}
+	rep := &Report{Format: ReportFormat, Env: r.Env, Config: configJSON(&r.Cfg), Benches: r.Results, Summary: rows, Targets: targets}
 	if err := write("results.json", func(w io.Writer) error { return WriteJSON(w, rep) }); err != nil {
 		return paths, err
 	}
@@ -216,7 +263,7 @@ func WriteFiles(dir string, r *Runner, targets []Target, plots bool) ([]string, 
 		if len(br.Modes) == 0 || !plots {
 			continue
 		}
-		p := filepath.Join(dir, string(br.Bench)+".png")
+		p := filepath.Join(dir, PlotName(br))
 		if err := PlotBench(br, p); err != nil {
 			return paths, fmt.Errorf("plot %s: %w", p, err)
 		}

@@ -24,7 +24,7 @@ var plotPanels = map[Bench][]string{
 var panelTitle = map[Bench]string{
 	"latency:post_us":     "post time (Isend + Irecv)",
 	"latency:wait_us":     "wait time (Waitall)",
-	"overlap:total_us":    "total time (post + compute + wait)",
+	"overlap:total_us":    "total time (touch + post + compute + wait)",
 	"overlap:overlap_pct": "overlap %",
 	"rate:msg_rate":       "message rate",
 	"halo:iter_us":        "time per iteration",
@@ -81,7 +81,7 @@ type errPoints struct {
 func panel(br *BenchResult, key string) (*plot.Plot, error) {
 	m := metricOf(br.Bench, key)
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s", br.Bench, panelTitle[br.Bench+":"+Bench(key)])
+	p.Title.Text = fmt.Sprintf("%s: %s\n%s", br.Bench, panelTitle[br.Bench+":"+Bench(key)], br.Series.Label())
 	p.X.Label.Text = "message size (bytes)"
 	p.Y.Label.Text = fmt.Sprintf("%s [%s]", m.Key, m.Unit)
 	p.X.Scale = plot.LogScale{}

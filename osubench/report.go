@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,32 +25,59 @@ var Metrics = map[Bench][]Metric{
 	Latency: {
 		{Key: "post_us", Title: "post time (MPI_Isend + MPI_Irecv) per iteration, mean", Unit: "us"},
 		{Key: "wait_us", Title: "wait time (MPI_Waitall) per iteration, mean", Unit: "us"},
-		{Key: "lat_us", Title: "latency (post + wait) per iteration, mean", Unit: "us"},
+		{Key: "lat_us", Title: "latency (touch + post + wait) per iteration, mean", Unit: "us"},
+		{Key: "touch_us", Title: "touch time per iteration (write the send buffer + read the receive buffer), mean", Unit: "us"},
 		{Key: "post_p50_us", Title: "post time, median over the iterations", Unit: "us"},
 		{Key: "wait_p50_us", Title: "wait time, median over the iterations", Unit: "us"},
-		{Key: "lat_p50_us", Title: "latency, median over the iterations", Unit: "us"},
+		{Key: "lat_p50_us", Title: "latency (touch + post + wait), median over the iterations", Unit: "us"},
 	},
 	Overlap: {
-		{Key: "total_us", Title: "T_total: time per iteration of post + compute + wait", Unit: "us"},
+		{Key: "total_us", Title: "T_total: time per iteration of touch + post + compute + wait", Unit: "us"},
 		{Key: "overlap_pct", Title: "overlap = (T_comm + T_comp - T_total) / min(T_comm, T_comp)", Unit: "%", HigherBetter: true, NoRatio: true},
-		{Key: "comm_us", Title: "T_comm: the ping-pong alone (post + wait)", Unit: "us"},
+		{Key: "comm_us", Title: "T_comm: the ping-pong alone (touch + post + wait)", Unit: "us"},
 		{Key: "comp_us", Title: "T_comp: the compute alone, measured", Unit: "us"},
-		{Key: "target_us", Title: "compute asked for per iteration (plain MPI's median latency)", Unit: "us", NoRatio: true},
+		{Key: "target_us", Title: "compute asked for per iteration (plain MPI's median exchange time)", Unit: "us", NoRatio: true},
 		{Key: "post_us", Title: "post time in the overlapped loop", Unit: "us"},
 		{Key: "wait_us", Title: "wait time in the overlapped loop", Unit: "us"},
+		{Key: "touch_us", Title: "touch time in the overlapped loop (write the send buffer + read the receive buffer)", Unit: "us"},
 	},
 	Rate: {
 		{Key: "msg_rate", Title: "message rate (all pairs)", Unit: "msg/s", HigherBetter: true},
+		{Key: "iter_us", Title: "sender's time per window (touch + 64 MPI_Isend + MPI_Waitall + ack)", Unit: "us"},
 		{Key: "post_us", Title: "sender's post time per MPI_Isend", Unit: "us"},
 		{Key: "wait_us", Title: "sender's MPI_Waitall per window", Unit: "us"},
+		{Key: "touch_us", Title: "touch time per window (sender: write the buffer; receiver: read it), mean over users", Unit: "us"},
 	},
 	Halo: {
-		{Key: "iter_us", Title: "time per iteration (mean over users)", Unit: "us"},
+		{Key: "iter_us", Title: "time per iteration, touch + post + compute + wait (mean over users)", Unit: "us"},
 		{Key: "post_us", Title: "post time (4 MPI_Irecv + 4 MPI_Isend)", Unit: "us"},
 		{Key: "wait_us", Title: "wait time (MPI_Waitall of 8)", Unit: "us"},
-		{Key: "comp_in_us", Title: "compute time in the loop, measured (300 us asked)", Unit: "us"},
+		{Key: "comp_in_us", Title: "compute time in the loop, measured", Unit: "us"},
+		{Key: "touch_us", Title: "touch time per iteration (write the 4 outgoing halos + read the 4 incoming)", Unit: "us"},
 	},
 }
+
+// IterMetric is the time per iteration of benchmark b as an application
+// sees it (touching included): what the touch-cost target compares.
+func IterMetric(b Bench) string {
+	switch b {
+	case Latency:
+		return "lat_us"
+	case Overlap:
+		return "total_us"
+	}
+	return "iter_us"
+}
+
+// breakdown lists the parts of an iteration shown together in one table
+// (per size and mode, medians): post / compute / wait / touch.
+var breakdown = map[Bench][]string{
+	Latency: {"post_us", "wait_us", "touch_us"},
+	Overlap: {"post_us", "comp_in_us", "wait_us", "touch_us"},
+	Halo:    {"post_us", "comp_in_us", "wait_us", "touch_us"},
+}
+
+var partName = map[string]string{"post_us": "post", "comp_in_us": "compute", "wait_us": "wait", "touch_us": "touch"}
 
 // diagKeys are the per-user diagnostics every program reports, shown
 // together in one table per benchmark.
@@ -79,21 +107,46 @@ func WriteHeader(w io.Writer, r *Runner) {
 	for _, m := range c.Modes {
 		ms = append(ms, m.Name)
 	}
-	fmt.Fprintf(w, "# modes:    %s (interleaved: every repetition runs each mode once, in this order)\n", strings.Join(ms, ", "))
-	fmt.Fprintf(w, "# compute:  %s (%s)\n", c.Compute, map[Compute]string{
-		Sleep: "nanosleep with 1 ns timer slack: leaves the core to the ghosts/progress threads",
-		Busy:  "busy-spin on the clock: only fair when every process has its own core",
-	}[c.Compute])
+	fmt.Fprintf(w, "# modes:    %s (interleaved: every repetition runs each series once and in it each mode once, in this order)\n", strings.Join(ms, ", "))
+	fmt.Fprintf(w, "# series:   every benchmark runs once per transport x touch x compute kind (latency and rate do not compute); ratios are against plain MPICH (mpi) in the same series of the same run\n")
+	for _, cp := range c.Computes {
+		fmt.Fprintf(w, "# compute:  %s (%s) [overlap, halo]\n", cp, map[Compute]string{
+			Sleep: "nanosleep with 1 ns timer slack: leaves the core to the ghosts/progress threads",
+			Busy:  "busy-spin on the clock: the user keeps its core, as a CPU-bound application does",
+		}[cp])
+	}
+	for _, t := range c.Touches {
+		if t {
+			fmt.Fprintf(w, "# touch:    on (primary): the send buffer(s) written before each post, the receive buffer(s) read after each wait (rate: per window), counted in the iteration and shown apart as touch\n")
+		} else {
+			fmt.Fprintf(w, "# touch:    off (secondary series): buffers never touched between iterations; flatters offload, shown for comparison and the touch-cost target\n")
+		}
+	}
+	for _, t := range c.Transports {
+		env := "MPICH's defaults (shared memory between the processes of the host)"
+		if e := t.Env(); len(e) > 0 {
+			env = "-genv " + strings.Join(e, " -genv ") + " (every process remote to every other, UCX over TCP)"
+		}
+		fmt.Fprintf(w, "# transport: %s: %s\n", t, strings.ReplaceAll(env, "=", " "))
+	}
+	if e.Estimate != "" {
+		fmt.Fprintf(w, "# estimate: %s\n", e.Estimate)
+	}
 	fmt.Fprintf(w, "# reps:     %d; %g ms budget per size and phase (iterations adapt, %d..%d); a job's value is the mean over its iterations (p50: the median) and over the users; tables show the median [min, max] over reps\n",
 		c.Reps, c.BudgetMs, c.MinIters, c.MaxIters)
 	fmt.Fprintf(w, "# buffers:  MPI_Alloc_mem(shmbuf_regist=true); communicator: MPI_Comm_dup_with_info(MPI_COMM_WORLD, wildcard_used=none (cspii-tag) | any_tag_same_tag (cspii-dup) | no hint (mpi, thread))\n")
 	fmt.Fprintf(w, "# thread:   MPIR_CVAR_ASYNC_PROGRESS=1 and MPI_Init_thread(MPI_THREAD_MULTIPLE)\n")
 }
 
-// WriteBench prints one benchmark's commands, checks and tables.
+// WriteBench prints one series of a benchmark: commands, checks and
+// tables, every table labelled with the series. A secondary (untouched)
+// series gets its headline tables only (every metric is in the CSV files).
 func WriteBench(w io.Writer, br *BenchResult) {
-	fmt.Fprintf(w, "\n## %s  (layout %s", br.Bench, br.Layout)
+	fmt.Fprintf(w, "\n## %s  (layout %s", br.Label(), br.Layout)
 	fmt.Fprintf(w, "; sizes %s)\n", formatSizes(br.Sizes))
+	if br.Secondary() {
+		fmt.Fprintf(w, "# SECONDARY series: buffers untouched (no application runs like this; it flatters offload). Headline tables only.\n")
+	}
 	cmds := br.Commands()
 	for _, m := range br.Modes {
 		if c, ok := cmds[m]; ok {
@@ -108,14 +161,56 @@ func WriteBench(w io.Writer, br *BenchResult) {
 	}
 	for _, j := range br.Jobs {
 		if j.Error != "" {
-			fmt.Fprintf(w, "# FAILED %s rep %d: %s\n", j.Mode, j.Rep, j.Error)
+			what := "FAILED"
+			if j.StartFailed() {
+				what = "FAILED TO START"
+			}
+			fmt.Fprintf(w, "# %s %s rep %d: %s\n", what, j.Mode, j.Rep, j.Error)
+		}
+	}
+	for _, m := range br.Modes {
+		if br.Succeeded(m) == 0 {
+			fmt.Fprintf(w, "# %-10s NO RESULTS in this series: every job failed (see above)\n", m+":")
 		}
 	}
 	WriteChecks(w, br)
 	for _, m := range Metrics[br.Bench] {
+		if br.Secondary() && !slices.Contains(plotPanels[br.Bench], m.Key) {
+			continue
+		}
 		WriteTable(w, br, m)
 	}
-	WriteDiagTable(w, br)
+	WriteBreakdown(w, br)
+	if !br.Secondary() {
+		WriteDiagTable(w, br)
+	}
+}
+
+// WriteBreakdown prints, per size and mode, the medians of the parts of an
+// iteration: post / compute / wait / touch (latency: post / wait / touch).
+func WriteBreakdown(w io.Writer, br *BenchResult) {
+	keys := breakdown[br.Bench]
+	if len(keys) == 0 || len(br.Modes) == 0 {
+		return
+	}
+	var names []string
+	for _, k := range keys {
+		names = append(names, partName[k])
+	}
+	fmt.Fprintf(w, "\n# %s: %s per iteration [us] (medians)\n", br.Label(), strings.Join(names, " / "))
+	rows := [][]string{append([]string{"size"}, br.Modes...)}
+	for _, sz := range br.Sizes {
+		row := []string{FormatSize(sz)}
+		for _, mo := range br.Modes {
+			var parts []string
+			for _, k := range keys {
+				parts = append(parts, fmtNum(br.Summary(mo, k, sz).Median))
+			}
+			row = append(row, strings.Join(parts, " / "))
+		}
+		rows = append(rows, row)
+	}
+	writeAligned(w, rows)
 }
 
 // WriteDiagTable prints, per size and mode, the medians of the users' CPU
@@ -125,7 +220,7 @@ func WriteDiagTable(w io.Writer, br *BenchResult) {
 	if len(br.Modes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n# %s: users' CPU %% / voluntary / involuntary context switches per iteration (medians)\n", br.Bench)
+	fmt.Fprintf(w, "\n# %s: users' CPU %% / voluntary / involuntary context switches per iteration (medians)\n", br.Label())
 	rows := [][]string{append([]string{"size"}, br.Modes...)}
 	for _, s := range br.Sizes {
 		row := []string{FormatSize(s)}
@@ -216,7 +311,7 @@ func WriteTable(w io.Writer, br *BenchResult, m Metric) {
 	if m.Unit != "" {
 		unit = " [" + m.Unit + "]"
 	}
-	fmt.Fprintf(w, "\n# %s: %s%s, %s\n", br.Bench, m.Title, unit, better)
+	fmt.Fprintf(w, "\n# %s: %s%s, %s\n", br.Label(), m.Title, unit, better)
 	head := []string{"size"}
 	head = append(head, modes...)
 	if hasMPI && !m.NoRatio {
@@ -298,4 +393,112 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// touchPair is the touched and the untouched series of one benchmark,
+// transport and compute kind.
+type touchPair struct{ touched, untouched *BenchResult }
+
+// touchPairs finds, in results, every benchmark series that was run both
+// touched and untouched.
+func touchPairs(results []*BenchResult) []touchPair {
+	var out []touchPair
+	for _, t := range results {
+		if !t.Touch {
+			continue
+		}
+		for _, u := range results {
+			if !u.Touch && u.Bench == t.Bench && u.Transport == t.Transport && u.Compute == t.Compute {
+				out = append(out, touchPair{t, u})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TouchCost is what touching adds to the time per iteration (IterMetric)
+// of mode at size: the touched series' median minus the untouched one's
+// (NaN if either is missing).
+func TouchCost(touched, untouched *BenchResult, mode string, size int64) float64 {
+	k := IterMetric(touched.Bench)
+	return touched.Summary(mode, k, size).Median - untouched.Summary(mode, k, size).Median
+}
+
+// WriteTouchCost prints, for every benchmark series run both touched and
+// untouched, what touching adds per iteration in each mode and, for the
+// other modes, that over what it adds to plain MPICH.
+func WriteTouchCost(w io.Writer, results []*BenchResult) {
+	pairs := touchPairs(results)
+	if len(pairs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## touch cost: what touching adds to the time per iteration, median touched - median untouched [us] (x: over what it adds to mpi)\n")
+	for _, p := range pairs {
+		t, u := p.touched, p.untouched
+		var modes []string
+		for _, m := range t.Modes {
+			if contains(u.Modes, m) {
+				modes = append(modes, m)
+			}
+		}
+		if len(modes) == 0 {
+			continue
+		}
+		hasMPI := contains(modes, "mpi")
+		fmt.Fprintf(w, "\n# %s, %s, %s: %s touched - untouched\n", t.Bench, t.ComputeLabel(), t.Transport, IterMetric(t.Bench))
+		head := append([]string{"size"}, modes...)
+		for _, m := range modes {
+			if hasMPI && m != "mpi" {
+				head = append(head, m+"/mpi")
+			}
+		}
+		rows := [][]string{head}
+		for _, sz := range t.Sizes {
+			if !slices.Contains(u.Sizes, sz) {
+				continue
+			}
+			row := []string{FormatSize(sz)}
+			for _, m := range modes {
+				row = append(row, fmtSigned(TouchCost(t, u, m, sz)))
+			}
+			for _, m := range modes {
+				if hasMPI && m != "mpi" {
+					row = append(row, fmtRatio(Ratio(TouchCost(t, u, m, sz), TouchCost(t, u, "mpi", sz))))
+				}
+			}
+			rows = append(rows, row)
+		}
+		writeAligned(w, rows)
+	}
+}
+
+func fmtSigned(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	if v >= 0 {
+		return "+" + fmtNum(v)
+	}
+	return fmtNum(v)
+}
+
+// PrimaryFirst orders results as a run prints them: per benchmark, the
+// primary (touched) series, then the secondary ones.
+func PrimaryFirst(results []*BenchResult) []*BenchResult {
+	out := append([]*BenchResult(nil), results...)
+	order := map[Bench]int{}
+	for _, br := range results {
+		if _, ok := order[br.Bench]; !ok {
+			order[br.Bench] = len(order)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if order[a.Bench] != order[b.Bench] {
+			return order[a.Bench] < order[b.Bench]
+		}
+		return !a.Secondary() && b.Secondary()
+	})
+	return out
 }

@@ -18,16 +18,24 @@ import (
 
 // Config is one invocation of the benchmarks.
 type Config struct {
-	Benches  []Bench
-	Modes    []Mode
-	Sizes    []int64 // nil: each benchmark's default (or quick) sizes
-	Layout   *Layout // nil: DefaultLayout, DefaultHaloLayout for halo
-	Compute  Compute
-	Reps     int
-	BudgetMs float64 // per size and phase
-	MinIters int
-	MaxIters int
-	Timeout  time.Duration // per job; 0: from the sizes and the budget
+	Benches []Bench
+	Modes   []Mode
+	Sizes   []int64 // nil: each benchmark's default (or quick) sizes
+	Layout  *Layout // nil: DefaultLayout, DefaultHaloLayout for halo
+	// Computes are the compute emulations of the benchmarks that compute
+	// (overlap, halo), each a series (default busy and sleep).
+	Computes []Compute
+	// Touches: true for the touched series (buffers written before each
+	// post and read after each wait, the default and primary one), false
+	// for the untouched (secondary) one.
+	Touches []bool
+	// Transports: each a series of every benchmark (default shm).
+	Transports []Transport
+	Reps       int
+	BudgetMs   float64 // per size and phase
+	MinIters   int
+	MaxIters   int
+	Timeout    time.Duration // per job; 0: from the sizes and the budget
 	// OverlapCompute is where the overlap benchmark's compute time comes
 	// from: "mpi" (plain MPI's latency, measured in the same repetition,
 	// for every mode; the default) or "self" (each job's own latency).
@@ -57,8 +65,14 @@ func (c *Config) Defaults() {
 	if len(c.Modes) == 0 {
 		c.Modes, _ = ParseModes(strings.Join(DefaultModes, ","))
 	}
-	if c.Compute == "" {
-		c.Compute = Sleep
+	if len(c.Computes) == 0 {
+		c.Computes = []Compute{Busy, Sleep}
+	}
+	if len(c.Touches) == 0 {
+		c.Touches = []bool{true}
+	}
+	if len(c.Transports) == 0 {
+		c.Transports = []Transport{SHM}
 	}
 	if c.Reps <= 0 {
 		c.Reps = 5
@@ -112,6 +126,12 @@ func (c *Config) LayoutFor(b Bench) Layout {
 	return DefaultLayout
 }
 
+// SeriesFor returns the series of benchmark b, in the order a repetition
+// runs them.
+func (c *Config) SeriesFor(b Bench) []Series {
+	return SeriesOf(b, c.Transports, c.Touches, c.Computes)
+}
+
 // SizesFor returns the message sizes of benchmark b.
 func (c *Config) SizesFor(b Bench) []int64 {
 	switch {
@@ -126,6 +146,7 @@ func (c *Config) SizesFor(b Bench) []int64 {
 // JobRecord is one job of a benchmark run.
 type JobRecord struct {
 	Bench  Bench      `json:"bench"`
+	Series Series     `json:"series"`
 	Mode   string     `json:"mode"`
 	Rep    int        `json:"rep"`
 	Job    *JobResult `json:"job"`
@@ -135,9 +156,10 @@ type JobRecord struct {
 	Points []Point    `json:"points"`
 }
 
-// BenchResult holds every job of one benchmark.
+// BenchResult holds every job of one series of one benchmark.
 type BenchResult struct {
-	Bench   Bench             `json:"bench"`
+	Bench Bench `json:"bench"`
+	Series
 	Layout  Layout            `json:"layout"`
 	Sizes   []int64           `json:"sizes"`
 	Modes   []string          `json:"modes"`
@@ -169,6 +191,23 @@ func (br *BenchResult) Summary(mode, metric string, size int64) Spread {
 	return Summarize(br.Values(mode, metric, size))
 }
 
+// Succeeded is the number of jobs of mode that produced results.
+func (br *BenchResult) Succeeded(mode string) int {
+	n := 0
+	for _, j := range br.Jobs {
+		if j.Mode == mode && j.Error == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Label names the benchmark and its series: "overlap [busy compute,
+// touched, shm]".
+func (br *BenchResult) Label() string {
+	return string(br.Bench) + " [" + br.Series.Label() + "]"
+}
+
 // Commands returns the first command run for each mode (the exact mpiexec
 // line of repetition 1).
 func (br *BenchResult) Commands() map[string]string {
@@ -191,7 +230,14 @@ type Runner struct {
 	started time.Time
 	jobsRun int
 	jobsAll int
+	// broken holds, per transport and mode, why the mode cannot run there:
+	// it failed to start (no osub-info line) in two jobs, so later
+	// benchmarks skip it instead of failing the same way.
+	broken    map[string]string
+	startFail map[string]int
 }
+
+func tmKey(t Transport, mode string) string { return string(t) + "/" + mode }
 
 // Prepare builds the programs and finds the library. CasperII modes whose
 // library (or Go program) is missing are skipped later with the reason.
@@ -271,17 +317,23 @@ func (r *Runner) jobTimeout(b Bench, nsizes int) time.Duration {
 	return 60*time.Second + time.Duration(nsizes*phases(b))*per
 }
 
-// Job builds the job of benchmark b in mode m. extra are program arguments
-// added last (the overlap's -x).
-func (r *Runner) Job(b Bench, m Mode, l Layout, sizes []int64, extra []string) JobSpec {
+// Job builds the job of series s of benchmark b in mode m. extra are
+// program arguments added last (the overlap's -x).
+func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra []string) JobSpec {
 	c := &r.Cfg
 	var ss []string
-	for _, s := range sizes {
-		ss = append(ss, strconv.FormatInt(s, 10))
+	for _, n := range sizes {
+		ss = append(ss, strconv.FormatInt(n, 10))
 	}
-	args := []string{"-s", strings.Join(ss, ","), "-c", string(c.Compute),
-		"-b", strconv.FormatFloat(c.BudgetMs, 'g', -1, 64),
-		"-m", strconv.Itoa(c.MinIters), "-i", strconv.Itoa(c.MaxIters)}
+	args := []string{"-s", strings.Join(ss, ",")}
+	if b.Computes() {
+		args = append(args, "-c", string(s.Compute))
+	}
+	if s.Touch {
+		args = append(args, "-t")
+	}
+	args = append(args, "-b", strconv.FormatFloat(c.BudgetMs, 'g', -1, 64),
+		"-m", strconv.Itoa(c.MinIters), "-i", strconv.Itoa(c.MaxIters))
 	if m.Hint != "" {
 		args = append(args, "-H", m.Hint)
 	}
@@ -315,6 +367,7 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, sizes []int64, extra []string) J
 	if m.GoAPI {
 		j.Prog = r.Progs.GoAPI // same options, same output lines
 	}
+	j.Env = append(j.Env, s.Transport.Env()...)
 	j.Env = append(j.Env, c.Genv...)
 	return j
 }
@@ -324,23 +377,23 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, sizes []int64, extra []string) J
 func (r *Runner) Run(ctx context.Context, report func(*BenchResult)) error {
 	c := &r.Cfg
 	r.started = time.Now()
-	r.jobsAll = 0
-	for _, b := range c.Benches {
-		for _, m := range c.Modes {
-			if r.skipReason(b, m, c.LayoutFor(b)) == "" {
-				r.jobsAll += c.Reps
-			}
-		}
-	}
+	r.jobsAll, _ = r.Estimate()
 	defer func() {
 		r.Env.LoadEnd = loadAvg()
 		r.Env.Elapsed = time.Since(r.started).Round(time.Second).String()
 	}()
 	for _, b := range c.Benches {
-		br := r.runBench(ctx, b)
-		r.Results = append(r.Results, br)
+		brs := r.runBench(ctx, b)
+		r.Results = append(r.Results, brs...)
 		if report != nil {
-			report(br)
+			// The primary (touched) series first, then the secondary ones.
+			for _, sec := range []bool{false, true} {
+				for _, br := range brs {
+					if br.Secondary() == sec {
+						report(br)
+					}
+				}
+			}
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -349,115 +402,264 @@ func (r *Runner) Run(ctx context.Context, report func(*BenchResult)) error {
 	return nil
 }
 
-func (r *Runner) runBench(ctx context.Context, b Bench) *BenchResult {
+// runBench runs every series of benchmark b, interleaved: every
+// repetition runs each series once (transport, then touched before
+// untouched, then compute kind), and within a series each mode once.
+func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 	c := &r.Cfg
 	l := c.LayoutFor(b)
 	sizes := c.SizesFor(b)
-	br := &BenchResult{Bench: b, Layout: l, Sizes: sizes, Skipped: map[string]string{}}
-	for _, m := range c.Modes {
-		if why := r.skipReason(b, m, l); why != "" {
-			br.Skipped[m.Name] = why
-			fmt.Fprintf(c.Progress, "osubench: %s: mode %s skipped: %s\n", b, m.Name, why)
-			continue
-		}
-		br.Modes = append(br.Modes, m.Name)
+	if r.broken == nil {
+		r.broken, r.startFail = map[string]string{}, map[string]int{}
 	}
-	if b == Overlap {
-		switch {
-		case c.OverlapCompute == "mpi" && contains(br.Modes, "mpi"):
-			br.Notes = append(br.Notes, "compute per size = plain MPI's latency, the same for every mode of a rep: rep 1 takes the mpi job's own calibration, later reps the median over the earlier reps of the mpi jobs' median ping-pong time (-x)")
-		default:
-			br.Notes = append(br.Notes, "compute per size = each job's own latency (its median ping-pong time, calibrated first in the same job)")
-		}
-	}
-	failures := map[string]int{}
-	// overlap with --overlap-compute mpi: every mode of a repetition
-	// computes the same, plain MPI's latency per size. mpiP50 collects
-	// the mpi jobs' median ping-pong times; from rep 2 on, every mode
-	// (mpi included) gets their median over the earlier reps with -x. In
-	// rep 1 the mpi job calibrates itself and the other modes get what it
-	// computed (its target_us).
-	mpiP50 := make([][]float64, len(sizes))
-	sameCompute := b == Overlap && c.OverlapCompute == "mpi" && contains(br.Modes, "mpi")
-	for rep := 1; rep <= c.Reps; rep++ {
-		var mpiLat []string // overlap: the compute asked for, per size, in this repetition
-		if sameCompute && len(mpiP50[0]) > 0 {
-			for i := range sizes {
-				mpiLat = append(mpiLat, strconv.FormatFloat(Median(mpiP50[i]), 'f', 4, 64))
-			}
-		}
+	var brs []*BenchResult
+	for _, s := range c.SeriesFor(b) {
+		br := &BenchResult{Bench: b, Series: s, Layout: l, Sizes: sizes, Skipped: map[string]string{}}
 		for _, m := range c.Modes {
-			if !contains(br.Modes, m.Name) {
+			why := r.skipReason(b, m, l)
+			if why == "" {
+				why = r.broken[tmKey(s.Transport, m.Name)]
+			}
+			if why != "" {
+				br.Skipped[m.Name] = why
 				continue
 			}
-			if ctx.Err() != nil {
-				return br
+			br.Modes = append(br.Modes, m.Name)
+		}
+		if b == Overlap {
+			switch {
+			case c.OverlapCompute == "mpi" && contains(br.Modes, "mpi"):
+				br.Notes = append(br.Notes, "compute per size = plain MPI's latency in this transport, the same for every mode, compute kind and touch setting of a rep: rep 1 takes the first mpi job's own calibration, later reps the median over the earlier reps of the mpi jobs' median exchange time (post + wait, touching excluded; -x)")
+			default:
+				br.Notes = append(br.Notes, "compute per size = each job's own latency (its median exchange time, post + wait, calibrated first in the same job)")
 			}
-			if failures[m.Name] >= 2 {
-				r.jobsRun++
-				continue
-			}
-			var extra []string
-			if sameCompute && mpiLat != nil {
-				extra = []string{"-x", strings.Join(mpiLat, ",")}
-			} else if sameCompute && m.Name != "mpi" {
-				br.Notes = append(br.Notes, fmt.Sprintf("rep %d: no mpi result to take the compute from, %s computed its own latency", rep, m.Name))
-			}
-			j := r.Job(b, m, l, sizes, extra)
-			r.jobsRun++
-			fmt.Fprintf(c.Progress, "[%d/%d %s%s] %s rep %d/%d %s: %s\n", r.jobsRun, r.jobsAll,
-				time.Since(r.started).Round(time.Second), r.eta(), b, rep, c.Reps, m.Name, ShellQuote(j.Argv(c.MPIExec)))
-			if c.QuietWait > 0 {
-				waited, busy := waitQuiet(ctx, c.QuietWait, c.QuietCores)
-				if waited > time.Second {
-					fmt.Fprintf(c.Progress, "    waited %s for a quiet host (other processes: %.2f cores)\n", waited.Round(time.Second), busy)
-				}
-			}
-			res := RunJob(ctx, c.MPIExec, j)
-			rec := &JobRecord{Bench: b, Mode: m.Name, Rep: rep, Job: res,
-				Info: ParseLines(res.Stdout, "osub-info"), Stats: ParseCSPStats(res.Stderr)}
-			pts, perr := ParsePoints(res.Stdout, b)
-			rec.Points = pts
-			err := res.Err()
-			if err == nil && perr != nil {
-				err = perr
-			}
-			if err == nil && len(pts) != len(sizes) {
-				err = fmt.Errorf("%d result lines for %d sizes", len(pts), len(sizes))
-			}
-			if err != nil {
-				rec.Error = err.Error()
-				failures[m.Name]++
-				if failures[m.Name] == 2 && rep < c.Reps {
-					br.Notes = append(br.Notes, fmt.Sprintf("%s failed twice: its remaining repetitions were not run", m.Name))
-				}
-			} else {
-				res.Stderr = trimStats(res.Stderr)
-			}
-			if len(res.Leftover) > 0 {
-				br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: processes outlived mpiexec and were killed: %s", m.Name, rep, strings.Join(res.Leftover, ", ")))
-			}
-			if len(res.ShmLeft) > 0 {
-				br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: left /dev/shm entries (removed): %s", m.Name, rep, strings.Join(res.ShmLeft, " ")))
-			}
-			status := "ok"
-			if rec.Error != "" {
-				status = "FAILED: " + rec.Error
-			}
-			fmt.Fprintf(c.Progress, "    %s in %s\n", status, res.Wall.Round(100*time.Millisecond))
-			if sameCompute && m.Name == "mpi" && rec.Error == "" {
-				first := mpiLat == nil
-				for i, p := range pts {
-					mpiP50[i] = append(mpiP50[i], p.Values["comm_p50_us"])
-					if first { // rep 1: what the mpi job computed
-						mpiLat = append(mpiLat, strconv.FormatFloat(p.Values["target_us"], 'f', 4, 64))
+		}
+		brs = append(brs, br)
+	}
+	for _, br := range brs {
+		for _, m := range sortedKeys(br.Skipped) {
+			fmt.Fprintf(c.Progress, "osubench: %s: mode %s skipped: %s\n", br.Label(), m, br.Skipped[m])
+		}
+	}
+	failures := map[string]int{} // per series and mode
+	// overlap with --overlap-compute mpi: every mode of a repetition
+	// computes the same, plain MPI's latency per size in the transport.
+	// mpiP50 collects the mpi jobs' median exchange times (every series of
+	// the transport); from rep 2 on, every mode (mpi included) gets their
+	// median over the earlier reps with -x. In rep 1 the first mpi job of
+	// the transport calibrates itself and the other jobs get what it
+	// computed (its target_us).
+	mpiP50 := map[Transport][][]float64{}
+	sameCompute := b == Overlap && c.OverlapCompute == "mpi"
+	for rep := 1; rep <= c.Reps; rep++ {
+		mpiLat := map[Transport][]string{} // overlap: the compute asked for, per size, in this repetition
+		if sameCompute {
+			for t, p50 := range mpiP50 {
+				if len(p50[0]) > 0 {
+					for i := range sizes {
+						mpiLat[t] = append(mpiLat[t], strconv.FormatFloat(Median(p50[i]), 'f', 4, 64))
 					}
 				}
 			}
-			br.Jobs = append(br.Jobs, rec)
+		}
+		for _, br := range brs {
+			s := br.Series
+			for _, m := range c.Modes {
+				if !contains(br.Modes, m.Name) {
+					continue
+				}
+				if ctx.Err() != nil {
+					return brs
+				}
+				key := tmKey(s.Transport, m.Name)
+				fkey := s.Slug() + "/" + m.Name
+				if failures[fkey] >= 2 {
+					r.jobsRun++
+					continue
+				}
+				if why, ok := r.broken[key]; ok {
+					r.jobsRun++
+					if _, noted := br.Skipped[m.Name]; !noted {
+						br.Skipped[m.Name] = fmt.Sprintf("rep %d and later not run: %s", rep, why)
+						fmt.Fprintf(c.Progress, "osubench: %s: mode %s: %s\n", br.Label(), m.Name, br.Skipped[m.Name])
+					}
+					continue
+				}
+				var extra []string
+				same := sameCompute && contains(br.Modes, "mpi")
+				if same && mpiLat[s.Transport] != nil {
+					extra = []string{"-x", strings.Join(mpiLat[s.Transport], ",")}
+				} else if same && m.Name != "mpi" {
+					br.Notes = append(br.Notes, fmt.Sprintf("rep %d: no mpi result to take the compute from, %s computed its own latency", rep, m.Name))
+				}
+				rec := r.runJob(ctx, br, m, l, sizes, rep, extra)
+				if rec.Error != "" {
+					failures[fkey]++
+					if rec.StartFailed() {
+						r.startFail[key]++
+						if r.startFail[key] >= 2 {
+							r.broken[key] = fmt.Sprintf("failed to start (no osub-info line) in %d jobs with transport %s: %s", r.startFail[key], s.Transport, firstCause(rec.Error))
+						}
+					}
+					if failures[fkey] == 2 && rep < c.Reps {
+						br.Notes = append(br.Notes, fmt.Sprintf("%s failed twice: its remaining repetitions of this series were not run", m.Name))
+					}
+				}
+				if same && m.Name == "mpi" && rec.Error == "" {
+					first := mpiLat[s.Transport] == nil
+					p50 := mpiP50[s.Transport]
+					if p50 == nil {
+						p50 = make([][]float64, len(sizes))
+						mpiP50[s.Transport] = p50
+					}
+					for i, p := range rec.Points {
+						v, ok := p.Values["xchg_p50_us"]
+						if !ok { // programs before touching reported the ping-pong only
+							v = p.Values["comm_p50_us"]
+						}
+						p50[i] = append(p50[i], v)
+						if first { // rep 1: what the mpi job computed
+							mpiLat[s.Transport] = append(mpiLat[s.Transport], strconv.FormatFloat(p.Values["target_us"], 'f', 4, 64))
+						}
+					}
+				}
+				br.Jobs = append(br.Jobs, rec)
+			}
 		}
 	}
-	return br
+	return brs
+}
+
+// runJob runs one job of series br.Series in mode m and records it.
+func (r *Runner) runJob(ctx context.Context, br *BenchResult, m Mode, l Layout, sizes []int64, rep int, extra []string) *JobRecord {
+	c := &r.Cfg
+	b, s := br.Bench, br.Series
+	j := r.Job(b, m, l, s, sizes, extra)
+	r.jobsRun++
+	fmt.Fprintf(c.Progress, "[%d/%d %s%s] %s rep %d/%d [%s] %s: %s\n", r.jobsRun, r.jobsAll,
+		time.Since(r.started).Round(time.Second), r.eta(), b, rep, c.Reps, s.Label(), m.Name, ShellQuote(j.Argv(c.MPIExec)))
+	if c.QuietWait > 0 {
+		waited, busy := waitQuiet(ctx, c.QuietWait, c.QuietCores)
+		if waited > time.Second {
+			fmt.Fprintf(c.Progress, "    waited %s for a quiet host (other processes: %.2f cores)\n", waited.Round(time.Second), busy)
+		}
+	}
+	res := RunJob(ctx, c.MPIExec, j)
+	rec := &JobRecord{Bench: b, Series: s, Mode: m.Name, Rep: rep, Job: res,
+		Info: ParseLines(res.Stdout, "osub-info"), Stats: ParseCSPStats(res.Stderr)}
+	pts, perr := ParsePoints(res.Stdout, b)
+	rec.Points = pts
+	err := res.Err()
+	if err == nil && perr != nil {
+		err = perr
+	}
+	if err == nil && len(pts) != len(sizes) {
+		err = fmt.Errorf("%d result lines for %d sizes", len(pts), len(sizes))
+	}
+	if err == nil {
+		err = checkInfo(rec.Info, s, b)
+	}
+	if err != nil {
+		rec.Error = err.Error()
+	} else {
+		res.Stderr = trimStats(res.Stderr)
+	}
+	if len(res.Leftover) > 0 {
+		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: processes outlived mpiexec and were killed: %s", m.Name, rep, strings.Join(res.Leftover, ", ")))
+	}
+	if len(res.ShmLeft) > 0 {
+		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: left /dev/shm entries (removed): %s", m.Name, rep, strings.Join(res.ShmLeft, " ")))
+	}
+	status := "ok"
+	if rec.Error != "" {
+		status = "FAILED: " + rec.Error
+		if rec.StartFailed() {
+			status = "FAILED TO START (no osub-info line: MPI_Init or the preload failed): " + rec.Error
+		}
+	}
+	fmt.Fprintf(c.Progress, "    %s in %s\n", status, res.Wall.Round(100*time.Millisecond))
+	return rec
+}
+
+// firstCause is the first of the stderr lines an error quotes (RunJob
+// joins the last lines of stderr with " | "; the rest is usually every
+// rank's MPI_Abort echo).
+func firstCause(err string) string {
+	first, _, _ := strings.Cut(err, " | ")
+	return first
+}
+
+// StartFailed reports whether the job failed before the program printed
+// its info line (MPI_Init, the preloaded library or mpiexec failed).
+func (j *JobRecord) StartFailed() bool { return j.Error != "" && len(j.Info) == 0 }
+
+// checkInfo verifies that the program ran the series asked for: its info
+// lines say touch=on|off and, for the benchmarks that compute, the compute
+// kind (a program that ignored -t or -c would mislabel its results).
+func checkInfo(info []Fields, s Series, b Bench) error {
+	if len(info) == 0 {
+		return fmt.Errorf("no osub-info line")
+	}
+	want := "off"
+	if s.Touch {
+		want = "on"
+	}
+	for _, f := range info {
+		if got, ok := f["touch"]; ok && got != want {
+			return fmt.Errorf("the program ran with touch=%s, the series is touch=%s", got, want)
+		}
+		if got, ok := f["compute"]; ok && b.Computes() && got != string(s.Compute) {
+			return fmt.Errorf("the program ran with compute=%s, the series is compute=%s", got, s.Compute)
+		}
+	}
+	return nil
+}
+
+// Estimate returns the number of jobs the configuration runs and how long
+// they should take (see jobEstimate). Call it after Prepare.
+func (r *Runner) Estimate() (int, time.Duration) {
+	c := &r.Cfg
+	jobs := 0
+	var d time.Duration
+	for _, b := range c.Benches {
+		l := c.LayoutFor(b)
+		n := len(c.SizesFor(b))
+		for range c.SeriesFor(b) {
+			for _, m := range c.Modes {
+				if r.Progs != nil && r.skipReason(b, m, l) != "" {
+					continue
+				}
+				jobs += c.Reps
+				d += time.Duration(c.Reps) * jobEstimate(b, m, n, c.BudgetMs)
+			}
+		}
+	}
+	return jobs, d
+}
+
+// jobEstimate is how long one job of b in mode m on nsizes sizes should
+// take: startup, and per size its timed phases (90% of the budget each:
+// small sizes reach the iteration cap first) plus warm-up and calibration
+// (halo: 20 warm-up iterations of a few ms). The thread mode's progress
+// thread competes with the users for the cores: 2.5 times as long. Fitted
+// to runs on the 2-core development machine (overlap 10 sizes at 200 ms:
+// mpi 4.4 s, cspii 5.5 s, thread 13 s; halo 7 sizes: 3.1-5.1 s); the
+// progress lines show the real pace (~left).
+func jobEstimate(b Bench, m Mode, nsizes int, budgetMs float64) time.Duration {
+	startup := 0.3
+	if m.Ghosts() {
+		startup = 0.5
+	}
+	timed := float64(phases(b)) * 0.9 * budgetMs / 1e3
+	if m.Thread {
+		timed *= 2.5
+	}
+	warm := 0.05
+	if b == Halo {
+		warm = 0.2
+	}
+	secs := startup + float64(nsizes)*(timed+warm)
+	return time.Duration(secs * float64(time.Second))
 }
 
 // eta estimates the time left from the mean time of the jobs run so far
@@ -525,7 +727,10 @@ type EnvInfo struct {
 	Lib       string   `json:"lib,omitempty"`
 	LibNote   string   `json:"lib_note,omitempty"`
 	Argv      []string `json:"argv"`
-	Compute   string   `json:"compute"`
+	Compute   string   `json:"compute"`   // the compute kinds, comma-separated
+	Touch     string   `json:"touch"`     // on, off or on,off
+	Transport string   `json:"transport"` // the transports, comma-separated
+	Estimate  string   `json:"estimate,omitempty"`
 	Reps      int      `json:"reps"`
 	BudgetMs  float64  `json:"budget_ms"`
 }
@@ -557,7 +762,18 @@ func loadAvg() string {
 
 // CollectEnv records the environment of the run.
 func CollectEnv(c *Config, lib *Lib) *EnvInfo {
-	e := &EnvInfo{Time: time.Now().Format(time.RFC3339), Argv: c.Argv, Compute: string(c.Compute), Reps: c.Reps, BudgetMs: c.BudgetMs}
+	var cs, ts, tr []string
+	for _, x := range c.Computes {
+		cs = append(cs, string(x))
+	}
+	for _, x := range c.Touches {
+		ts = append(ts, map[bool]string{true: "on", false: "off"}[x])
+	}
+	for _, x := range c.Transports {
+		tr = append(tr, string(x))
+	}
+	e := &EnvInfo{Time: time.Now().Format(time.RFC3339), Argv: c.Argv, Compute: strings.Join(cs, ","),
+		Touch: strings.Join(ts, ","), Transport: strings.Join(tr, ","), Reps: c.Reps, BudgetMs: c.BudgetMs}
 	e.Host, _ = os.Hostname()
 	e.Cores = numCPU()
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {

@@ -3,6 +3,7 @@ package osubench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,14 +287,15 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// DefaultSizes returns the default message sizes of a benchmark.
+// DefaultSizes returns the default message sizes of a benchmark (overlap
+// and halo include 64K, 256K, 1M and 4M, the sizes of issue 14's targets).
 func DefaultSizes(b Bench) []int64 {
 	const K, M = 1 << 10, 1 << 20
 	switch b {
 	case Rate:
 		return []int64{1, 8, 64, 512, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
 	case Halo:
-		return []int64{1 * K, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M}
+		return []int64{1 * K, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
 	}
 	return []int64{0, 8, 64, 512, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
 }
@@ -312,8 +314,11 @@ type Compute string
 
 // Compute emulations.
 const (
-	Busy  Compute = "busy"  // busy-spin on the clock (every process needs its own core)
+	Busy  Compute = "busy"  // busy-spin on the clock: the user keeps its core, as a CPU-bound application does
 	Sleep Compute = "sleep" // nanosleep: leaves the core (to the ghosts on a shared machine)
+	// NoCompute labels the series of latency and rate, which post and wait
+	// without computing in between.
+	NoCompute Compute = "none"
 )
 
 // ParseCompute parses busy or sleep.
@@ -322,5 +327,190 @@ func ParseCompute(s string) (Compute, error) {
 	case Busy, Sleep:
 		return Compute(s), nil
 	}
-	return "", fmt.Errorf("unknown compute %q (want busy or sleep)", s)
+	return "", fmt.Errorf("unknown compute %q (want busy, sleep or both)", s)
+}
+
+// ParseComputes parses --compute: busy, sleep, both (busy and sleep) or a
+// comma-separated list, in the order given, without duplicates.
+func ParseComputes(s string) ([]Compute, error) {
+	var out []Compute
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		cs := []Compute{Compute(f)}
+		if f == "both" {
+			cs = []Compute{Busy, Sleep}
+		}
+		for _, c := range cs {
+			if _, err := ParseCompute(string(c)); err != nil {
+				return nil, err
+			}
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no compute kind in %q (want busy, sleep or both)", s)
+	}
+	return out, nil
+}
+
+// Computes reports whether benchmark b computes between post and wait
+// (overlap, halo); latency and rate do not, so --compute does not apply.
+func (b Bench) Computes() bool { return b == Overlap || b == Halo }
+
+// ParseTouch parses --touch: on, off, both (on, then off) or a
+// comma-separated list. Touched series come first: they are the primary
+// ones, untouched ones are secondary.
+func ParseTouch(s string) ([]bool, error) {
+	on, off := false, false
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "":
+		case "on":
+			on = true
+		case "off":
+			off = true
+		case "both":
+			on, off = true, true
+		default:
+			return nil, fmt.Errorf("unknown touch %q (want on, off or both)", f)
+		}
+	}
+	var out []bool
+	if on {
+		out = append(out, true)
+	}
+	if off {
+		out = append(out, false)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no touch setting in %q (want on, off or both)", s)
+	}
+	return out, nil
+}
+
+// DefaultTouch is --touch's default for a run of benchArg: on, and for
+// `run all` also the untouched series (secondary, for comparison and for
+// the touch-cost target).
+func DefaultTouch(benchArg string) string {
+	if benchArg == "all" {
+		return "both"
+	}
+	return "on"
+}
+
+// Transport is how the processes of a job reach each other.
+type Transport string
+
+// Transports.
+const (
+	// SHM is MPICH's default on one host: shared memory between processes.
+	SHM Transport = "shm"
+	// TCP makes MPICH treat every process as remote (MPIR_CVAR_NOLOCAL=1)
+	// and UCX use TCP (UCX_TLS=tcp,self), as between nodes.
+	TCP Transport = "tcp"
+)
+
+// Env is what every job of the transport gets with -genv (KEY=VALUE).
+func (t Transport) Env() []string {
+	if t == TCP {
+		return []string{"MPIR_CVAR_NOLOCAL=1", "UCX_TLS=tcp,self"}
+	}
+	return nil
+}
+
+// ParseTransports parses --transport: shm, tcp or a comma-separated list,
+// in the order given, without duplicates.
+func ParseTransports(s string) ([]Transport, error) {
+	var out []Transport
+	for _, f := range strings.Split(s, ",") {
+		t := Transport(strings.TrimSpace(f))
+		switch t {
+		case "":
+			continue
+		case SHM, TCP:
+		default:
+			return nil, fmt.Errorf("unknown transport %q (want shm, tcp or a list)", f)
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no transport in %q (want shm, tcp or a list)", s)
+	}
+	return out, nil
+}
+
+// Series is one variant of a benchmark: the transport, the compute
+// emulation (NoCompute for latency and rate) and whether the buffers are
+// touched. Every mode runs every series of a benchmark; ratios compare
+// modes within one series.
+type Series struct {
+	Transport Transport `json:"transport"`
+	Compute   Compute   `json:"compute"`
+	Touch     bool      `json:"touch"`
+}
+
+// Secondary reports whether the series is a secondary one: untouched
+// buffers, which no application has and which flatter offload.
+func (s Series) Secondary() bool { return !s.Touch }
+
+// TouchLabel is "touched" or "untouched".
+func (s Series) TouchLabel() string {
+	if s.Touch {
+		return "touched"
+	}
+	return "untouched"
+}
+
+// ComputeLabel is "busy compute", "sleep compute" or "no compute".
+func (s Series) ComputeLabel() string {
+	if s.Compute == NoCompute || s.Compute == "" {
+		return "no compute"
+	}
+	return string(s.Compute) + " compute"
+}
+
+// Label names the series in tables and targets, e.g. "busy compute,
+// touched, shm" or "sleep compute, untouched (secondary), tcp".
+func (s Series) Label() string {
+	t := s.TouchLabel()
+	if s.Secondary() {
+		t += " (secondary)"
+	}
+	return s.ComputeLabel() + ", " + t + ", " + string(s.Transport)
+}
+
+// Slug names the series in file names: busy-touched-shm.
+func (s Series) Slug() string {
+	c := string(s.Compute)
+	if c == "" {
+		c = string(NoCompute)
+	}
+	return c + "-" + s.TouchLabel() + "-" + string(s.Transport)
+}
+
+// SeriesOf lists the series of benchmark b for the given transports,
+// touch settings and compute kinds, in the order a repetition runs them:
+// transport, then touch (touched first), then compute. Benchmarks that do
+// not compute get one series per transport and touch setting.
+func SeriesOf(b Bench, transports []Transport, touches []bool, computes []Compute) []Series {
+	cs := computes
+	if !b.Computes() {
+		cs = []Compute{NoCompute}
+	}
+	var out []Series
+	for _, t := range transports {
+		for _, touch := range touches {
+			for _, c := range cs {
+				out = append(out, Series{Transport: t, Compute: c, Touch: touch})
+			}
+		}
+	}
+	return out
 }

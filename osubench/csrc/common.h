@@ -5,7 +5,7 @@
  * through the real interposer. The Go driver (package osubench) compiles
  * these files with mpicc and parses the lines rank 0 prints:
  *
- *   osub-info bench=<b> users=<n> thread=<provided> hint=<wildcard_used> compute=<busy|sleep> ...
+ *   osub-info bench=<b> users=<n> thread=<provided> hint=<wildcard_used> compute=<busy|sleep|none> touch=<on|off> ...
  *   osub bench=<b> size=<bytes> iters=<n> key=value ...
  *
  * Options (all programs):
@@ -13,7 +13,13 @@
  *   -H hint        wildcard_used hint of the benchmark communicator
  *                  ("none", "any_tag_same_tag"; "-" or absent: no hint)
  *   -T             request MPI_THREAD_MULTIPLE (thread mode)
- *   -c busy|sleep  compute emulation (busy-spin, or nanosleep)
+ *   -c busy|sleep  compute emulation (busy-spin, or nanosleep); latency and rate
+ *                  do not compute (their info line says compute=none)
+ *   -t             touch the buffers as an application does: write every byte
+ *                  of the send buffer(s) before each post (a value that changes
+ *                  every time) and read every byte of the receive buffer(s)
+ *                  after each wait; the time is counted in the iteration and
+ *                  also reported apart (touch_us)
  *   -b ms          time budget per size and phase (iterations adapt to it)
  *   -i n           maximum iterations per size and phase
  *   -m n           minimum iterations per size and phase
@@ -33,6 +39,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +60,7 @@ typedef struct {
     const char *hint;     /* wildcard_used value or NULL */
     int thread_multiple;
     int busy;             /* compute: 1 busy-spin, 0 nanosleep */
+    int touch;            /* write send buffers before posting, read receive buffers after waiting */
     double budget_s;      /* per size and phase */
     long max_iters, min_iters;
     double xcompute_us[OSUB_MAX_SIZES];
@@ -126,6 +134,56 @@ static inline void osub_compute(double us)
         ;
 }
 
+/* Touching, what an application does with its buffers around the
+ * communication: osub_touch_write produces the message (every byte of the
+ * send buffer, written 8 bytes at a time, with a value that changes on every
+ * call so no store can be skipped or hoisted out of the loop), osub_touch_read
+ * consumes it (every byte of the receive buffer, summed into a volatile
+ * sink). The empty asm with a "memory" clobber tells the compiler the
+ * written memory is used, so it cannot drop the stores even if it could see
+ * that MPI never reads them. */
+static volatile uint64_t osub_sink;
+static uint64_t osub_touch_gen;
+
+static void osub_touch_write(void *p, long n)
+{
+    uint64_t g = ++osub_touch_gen * 0x9E3779B97F4A7C15ull;
+    uint64_t *w = (uint64_t *)p;
+    long nw = n / 8, i = 0;
+    for (; i + 4 <= nw; i += 4) {
+        w[i] = g + (uint64_t)i;
+        w[i + 1] = g + (uint64_t)i + 1;
+        w[i + 2] = g + (uint64_t)i + 2;
+        w[i + 3] = g + (uint64_t)i + 3;
+    }
+    for (; i < nw; i++)
+        w[i] = g + (uint64_t)i;
+    unsigned char *b = (unsigned char *)p;
+    for (long j = nw * 8; j < n; j++)
+        b[j] = (unsigned char)(g + (uint64_t)j);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+static void osub_touch_read(const void *p, long n)
+{
+    __asm__ __volatile__("" : : "r"(p) : "memory"); /* the bytes MPI wrote are fresh */
+    const uint64_t *w = (const uint64_t *)p;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    long nw = n / 8, i = 0;
+    for (; i + 4 <= nw; i += 4) {
+        s0 += w[i];
+        s1 += w[i + 1];
+        s2 += w[i + 2];
+        s3 += w[i + 3];
+    }
+    for (; i < nw; i++)
+        s0 += w[i];
+    const unsigned char *b = (const unsigned char *)p;
+    for (long j = nw * 8; j < n; j++)
+        s1 += b[j];
+    osub_sink += s0 + s1 + s2 + s3;
+}
+
 static long osub_parse_size(const char *s)
 {
     char *end;
@@ -143,7 +201,7 @@ static long osub_parse_size(const char *s)
 static void osub_help(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [-s sizes] [-H hint] [-T] [-c busy|sleep] [-b ms] [-i max] [-m min]"
+            "usage: %s [-s sizes] [-H hint] [-T] [-c busy|sleep] [-t] [-b ms] [-i max] [-m min]"
             " [-x us,...] [-u us] [-W window] [-S] [-C]\n",
             prog);
     exit(2);
@@ -155,12 +213,13 @@ static void osub_parse(int argc, char **argv)
     O.nsizes = 0;
     O.hint = NULL;
     O.busy = 0;
+    O.touch = 0;
     O.budget_s = 0.2;
     O.max_iters = 100000;
     O.min_iters = 10;
     O.halo_us = 300;
     O.window = 64;
-    while ((c = getopt(argc, argv, "s:H:Tc:b:i:m:x:u:W:CS")) != -1) {
+    while ((c = getopt(argc, argv, "s:H:Tc:tb:i:m:x:u:W:CS")) != -1) {
         switch (c) {
         case 's': {
             char *dup = strdup(optarg), *save = NULL;
@@ -186,6 +245,9 @@ static void osub_parse(int argc, char **argv)
                 O.busy = 0;
             else
                 osub_help(argv[0]);
+            break;
+        case 't':
+            O.touch = 1;
             break;
         case 'b':
             O.budget_s = atof(optarg) * 1e-3;
@@ -271,11 +333,14 @@ static void osub_init(int *argc, char ***argv, const char *bench)
     }
     char host[256] = "";
     gethostname(host, sizeof host - 1);
+    /* latency and rate post and wait without computing in between */
+    int computes = strcmp(bench, "latency") != 0 && strcmp(bench, "rate") != 0;
     if (osub_rank == 0) {
-        printf("osub-info bench=%s users=%d thread=%d hint=%s hint_used=%s compute=%s budget_ms=%g "
-               "host=%s\n",
+        printf("osub-info bench=%s users=%d thread=%d hint=%s hint_used=%s compute=%s touch=%s "
+               "budget_ms=%g host=%s\n",
                bench, osub_nusers, provided, O.hint ? O.hint : "-", got,
-               O.busy ? "busy" : "sleep", O.budget_s * 1e3, host);
+               !computes ? "none" : O.busy ? "busy" : "sleep", O.touch ? "on" : "off",
+               O.budget_s * 1e3, host);
         fflush(stdout);
     }
 }

@@ -6,19 +6,28 @@
  * MPI_Isend to its 4 neighbours (boundary of size bytes each), computes
  * -u microseconds (default 300), and calls MPI_Waitall. Rank 0 prints the
  * time per iteration averaged over the users (and the slowest user's), and
- * its post and wait parts.
+ * its post and wait parts. -c busy computes on the CPU (a spin on the clock),
+ * -c sleep leaves the core (nanosleep).
+ * With -t each user writes its 4 outgoing halos before posting and reads
+ * the 4 incoming halos after MPI_Waitall (common.h); iter_us includes that,
+ * touch_us is its time per iteration (0 without -t).
  */
 #include "common.h"
 
 static MPI_Comm cart;
 static int nb_send[4], nb_recv[4];
 
-static void halo_loop(unsigned char **sb, unsigned char **rb, long size, long iters, double *post,
-                      double *comp, double *wait, double *total)
+static void halo_loop(unsigned char **sb, unsigned char **rb, long size, long iters, int touch,
+                      double *post, double *comp, double *wait, double *tch, double *total)
 {
     MPI_Request req[8];
     for (long it = 0; it < iters; it++) {
-        double t0 = osub_now();
+        double ts = osub_now(), t0 = ts;
+        if (touch) {
+            for (int d = 0; d < 4; d++)
+                osub_touch_write(sb[d], size);
+            t0 = osub_now();
+        }
         for (int d = 0; d < 4; d++)
             OSUB_CHECK(MPI_Irecv(rb[d], (int)size, MPI_BYTE, nb_recv[d], d, cart, &req[d]));
         for (int d = 0; d < 4; d++)
@@ -27,11 +36,17 @@ static void halo_loop(unsigned char **sb, unsigned char **rb, long size, long it
         osub_compute(O.halo_us);
         double t2 = osub_now();
         OSUB_CHECK(MPI_Waitall(8, req, MPI_STATUSES_IGNORE));
-        double t3 = osub_now();
+        double t3 = osub_now(), t4 = t3;
+        if (touch) {
+            for (int d = 0; d < 4; d++)
+                osub_touch_read(rb[d], size);
+            t4 = osub_now();
+        }
         *post += t1 - t0;
         *comp += t2 - t1;
         *wait += t3 - t2;
-        *total += t3 - t0;
+        *tch += (t0 - ts) + (t4 - t3);
+        *total += t4 - ts;
     }
 }
 
@@ -58,8 +73,10 @@ int main(int argc, char **argv)
         nb_send[2 * dim + 1] = lo, nb_recv[2 * dim + 1] = hi;
     }
     if (osub_rank == 0) {
-        printf("osub-info bench=halo dims=%dx%d periodic=1 compute_us=%g setinfo=%d\n", dims[0],
-               dims[1], O.halo_us, O.setinfo);
+        printf("osub-info bench=halo dims=%dx%d periodic=1 compute=%s compute_us=%g touch=%s "
+               "setinfo=%d\n",
+               dims[0], dims[1], O.busy ? "busy" : "sleep", O.halo_us, O.touch ? "on" : "off",
+               O.setinfo);
         fflush(stdout);
     }
     long maxsz = osub_max_size();
@@ -68,25 +85,25 @@ int main(int argc, char **argv)
         sb[d] = osub_alloc(maxsz), rb[d] = osub_alloc(maxsz);
     for (int s = 0; s < O.nsizes; s++) {
         long size = O.sizes[s];
-        double post = 0, comp = 0, wait = 0, total = 0;
+        double post = 0, comp = 0, wait = 0, tch = 0, total = 0;
         if (O.check) {
             for (int d = 0; d < 4; d++) {
                 osub_fill(sb[d], size, cartrank * 4 + d + 1);
                 memset(rb[d], 0, size > 0 ? size : 1);
             }
-            halo_loop(sb, rb, size, 1, &post, &comp, &wait, &total);
+            halo_loop(sb, rb, size, 1, 0, &post, &comp, &wait, &tch, &total);
             for (int d = 0; d < 4; d++)
                 if (!osub_verify(rb[d], size, nb_recv[d] * 4 + d + 1))
                     osub_die("halo: data check failed");
         }
         long warm = 10;
-        post = comp = wait = total = 0;
+        post = comp = wait = tch = total = 0;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        halo_loop(sb, rb, size, warm, &post, &comp, &wait, &total);
-        post = comp = wait = total = 0;
-        halo_loop(sb, rb, size, warm, &post, &comp, &wait, &total);
+        halo_loop(sb, rb, size, warm, O.touch, &post, &comp, &wait, &tch, &total);
+        post = comp = wait = tch = total = 0;
+        halo_loop(sb, rb, size, warm, O.touch, &post, &comp, &wait, &tch, &total);
         long iters = osub_iters(total, warm);
-        post = comp = wait = total = 0;
+        post = comp = wait = tch = total = 0;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         osub_mark m;
         osub_mark_now(&m);
@@ -94,7 +111,7 @@ int main(int argc, char **argv)
         double start = osub_now();
         while (done < iters) {
             long n = iters - done < chunk ? iters - done : chunk;
-            halo_loop(sb, rb, size, n, &post, &comp, &wait, &total);
+            halo_loop(sb, rb, size, n, O.touch, &post, &comp, &wait, &tch, &total);
             done += n;
             if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
                 break;
@@ -103,10 +120,11 @@ int main(int argc, char **argv)
         osub_use use = osub_use_avg(osub_usage(&m, iters));
         double it = osub_avg(total / iters), itmax = osub_maxv(total / iters);
         double p = osub_avg(post / iters), c = osub_avg(comp / iters), w = osub_avg(wait / iters);
+        double tc = osub_avg(tch / iters);
         if (osub_rank == 0) {
             printf("osub bench=halo size=%ld iters=%ld iter_us=%.4f iter_max_us=%.4f post_us=%.4f "
-                   "comp_in_us=%.4f wait_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
-                   size, iters, it * 1e6, itmax * 1e6, p * 1e6, c * 1e6, w * 1e6,
+                   "comp_in_us=%.4f wait_us=%.4f touch_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+                   size, iters, it * 1e6, itmax * 1e6, p * 1e6, c * 1e6, w * 1e6, tc * 1e6,
                    use.cpu_frac * 100, use.vcsw, use.ivcsw);
             fflush(stdout);
         }

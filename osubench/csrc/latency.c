@@ -4,7 +4,10 @@
  * MPI_Irecv) and wait time (MPI_Waitall) per iteration in microseconds,
  * their medians over the iterations (*_p50_us), the users' CPU time over
  * the wall time of the timed loop (cpu_pct) and their voluntary and
- * involuntary context switches per iteration (vcsw, ivcsw).
+ * involuntary context switches per iteration (vcsw, ivcsw). With -t the
+ * buffers are touched every iteration (xchg.h): lat_us and lat_p50_us
+ * include the touching, touch_us is its mean time per iteration (0 without
+ * -t), post and wait exclude it.
  */
 #include "xchg.h"
 
@@ -30,7 +33,7 @@ int main(int argc, char **argv)
         double start = osub_now();
         while (done < iters) {
             long n = iters - done < chunk ? iters - done : chunk;
-            osub_xchg(sbuf, rbuf, size, peer, n, 0, &t, &smp);
+            osub_xchg(sbuf, rbuf, size, peer, n, 0, O.touch, &t, &smp);
             done += n;
             if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
                 break;
@@ -38,6 +41,7 @@ int main(int argc, char **argv)
         iters = done;
         osub_use use = osub_use_avg(osub_usage(&m, iters));
         double post = osub_avg(t.post / iters) * 1e6, wait = osub_avg(t.wait / iters) * 1e6;
+        double touch = osub_avg(t.touch / iters) * 1e6;
         double lat = osub_avg(t.total / iters) * 1e6, latmax = osub_maxv(t.total / iters) * 1e6;
         double ppost = osub_avg(osub_median(smp.post, smp.n)) * 1e6;
         double pwait = osub_avg(osub_median(smp.wait, smp.n)) * 1e6;
@@ -45,9 +49,9 @@ int main(int argc, char **argv)
         if (osub_rank == 0) {
             printf("osub bench=latency size=%ld iters=%ld post_us=%.4f wait_us=%.4f lat_us=%.4f "
                    "lat_max_us=%.4f post_p50_us=%.4f wait_p50_us=%.4f lat_p50_us=%.4f "
-                   "cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
-                   size, iters, post, wait, lat, latmax, ppost, pwait, plat, use.cpu_frac * 100,
-                   use.vcsw, use.ivcsw);
+                   "touch_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+                   size, iters, post, wait, lat, latmax, ppost, pwait, plat, touch,
+                   use.cpu_frac * 100, use.vcsw, use.ivcsw);
             fflush(stdout);
         }
     }

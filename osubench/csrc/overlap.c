@@ -6,9 +6,24 @@
  *   compute: the compute emulation alone, target C      -> T_comp (measured)
  *   overlap: post, compute C, wait                      -> T_total (and its post/wait)
  * C is -x's value for the size if given (the driver passes plain MPI's
- * latency), else this job's own median ping-pong time from a calibration.
+ * latency), else this job's own median exchange time (post + wait) from a
+ * calibration.
  * overlap_pct = 100 * (T_comm + T_comp - T_total) / min(T_comm, T_comp).
- * comm_p50_us is the median ping-pong time over the comm iterations.
+ * comm_p50_us is the median ping-pong time over the comm iterations,
+ * xchg_p50_us the median of their exchange alone (post + wait, touching
+ * excluded: the latency the driver hands out as compute).
+ *
+ * With -t every iteration of the comm and overlap phases touches the
+ * buffers (xchg.h): write the send buffer before the post, read the receive
+ * buffer after the wait. Touching is part of communicating, as in an
+ * application that produces and consumes each message: T_comm and T_total
+ * include it, T_comp (the compute alone) does not. touch_us and
+ * comm_touch_us are the touching time per iteration of the overlap and comm
+ * phases (0 without -t). Touching cannot overlap anything (it is the
+ * user's own work before the post and after the wait): with the transfer
+ * hidden completely, T_total = touch + post + max(exchange, T_comp), so the
+ * overlap reaches 100% only if T_comp is at most the exchange alone
+ * (T_comm - comm_touch_us).
  */
 #include "xchg.h"
 
@@ -51,20 +66,20 @@ int main(int argc, char **argv)
         long warm = osub_warm(size);
         osub_xtimes w = {0};
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_xchg(sbuf, rbuf, size, peer, warm, 0, &w, NULL);
+        osub_xchg(sbuf, rbuf, size, peer, warm, 0, O.touch, &w, NULL);
         memset(&w, 0, sizeof w);
         smp.n = 0;
-        osub_xchg(sbuf, rbuf, size, peer, warm, 0, &w, &smp);
+        osub_xchg(sbuf, rbuf, size, peer, warm, 0, O.touch, &w, &smp);
         long ncomm = chunk(w.total, warm);
         double target_us = O.nxcompute ? O.xcompute_us[s]
-                                       : osub_avg(osub_median(smp.total, smp.n)) * 1e6;
+                                       : osub_avg(osub_median(smp.xchg, smp.n)) * 1e6;
         double c0 = osub_now();
         for (long i = 0; i < 5; i++)
             osub_compute(target_us);
         long ncomp = chunk(osub_now() - c0, 5);
         memset(&w, 0, sizeof w);
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_xchg(sbuf, rbuf, size, peer, 5, target_us, &w, NULL);
+        osub_xchg(sbuf, rbuf, size, peer, 5, target_us, O.touch, &w, NULL);
         long nover = chunk(w.total, 5);
 
         /* Rounds of comm, compute, overlap. */
@@ -77,14 +92,14 @@ int main(int argc, char **argv)
         int rounds = 0;
         for (int r = 0; r < ROUNDS; r++) {
             OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            osub_xchg(sbuf, rbuf, size, peer, ncomm, 0, &comm, &smp);
+            osub_xchg(sbuf, rbuf, size, peer, ncomm, 0, O.touch, &comm, &smp);
             OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
             double t0 = osub_now();
             for (long i = 0; i < ncomp; i++)
                 osub_compute(target_us);
             comp += osub_now() - t0;
             OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-            osub_xchg(sbuf, rbuf, size, peer, nover, target_us, &ov, NULL);
+            osub_xchg(sbuf, rbuf, size, peer, nover, target_us, O.touch, &ov, NULL);
             rounds++;
             if (r + 1 < ROUNDS && osub_stop(start, 3 * OSUB_OVERRUN * O.budget_s))
                 break;
@@ -94,6 +109,8 @@ int main(int argc, char **argv)
         double tcomm = osub_avg(comm.total / ci), tcomp = osub_avg(comp / pi);
         double cpost = osub_avg(comm.post / ci), cwait = osub_avg(comm.wait / ci);
         double cp50 = osub_avg(osub_median(smp.total, smp.n));
+        double xp50 = osub_avg(osub_median(smp.xchg, smp.n));
+        double ctouch = osub_avg(comm.touch / ci), touch = osub_avg(ov.touch / oi);
         double ttotal = osub_avg(ov.total / oi);
         double post = osub_avg(ov.post / oi), wait = osub_avg(ov.wait / oi);
         double compin = osub_avg(ov.comp / oi);
@@ -101,12 +118,13 @@ int main(int argc, char **argv)
         double pct = mn > 0 ? 100 * (tcomm + tcomp - ttotal) / mn : 0;
         if (osub_rank == 0) {
             printf("osub bench=overlap size=%ld iters=%ld comm_iters=%ld comp_iters=%ld "
-                   "target_us=%.4f comm_us=%.4f comm_p50_us=%.4f comm_post_us=%.4f "
-                   "comm_wait_us=%.4f comp_us=%.4f total_us=%.4f post_us=%.4f comp_in_us=%.4f "
-                   "wait_us=%.4f overlap_pct=%.2f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
-                   size, oi, ci, pi, target_us, tcomm * 1e6, cp50 * 1e6, cpost * 1e6,
-                   cwait * 1e6, tcomp * 1e6, ttotal * 1e6, post * 1e6, compin * 1e6, wait * 1e6,
-                   pct, use.cpu_frac * 100, use.vcsw, use.ivcsw);
+                   "target_us=%.4f comm_us=%.4f comm_p50_us=%.4f xchg_p50_us=%.4f comm_post_us=%.4f "
+                   "comm_wait_us=%.4f comm_touch_us=%.4f comp_us=%.4f total_us=%.4f post_us=%.4f "
+                   "comp_in_us=%.4f wait_us=%.4f touch_us=%.4f overlap_pct=%.2f cpu_pct=%.1f "
+                   "vcsw=%.3f ivcsw=%.3f\n",
+                   size, oi, ci, pi, target_us, tcomm * 1e6, cp50 * 1e6, xp50 * 1e6, cpost * 1e6,
+                   cwait * 1e6, ctouch * 1e6, tcomp * 1e6, ttotal * 1e6, post * 1e6, compin * 1e6,
+                   wait * 1e6, touch * 1e6, pct, use.cpu_frac * 100, use.vcsw, use.ivcsw);
             fflush(stdout);
         }
     }

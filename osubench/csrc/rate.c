@@ -5,17 +5,28 @@
  * receives a 4-byte ack; its receiver posts the window of MPI_Irecv, calls
  * MPI_Waitall and sends the ack. Rank 0 prints the aggregate rate (messages
  * per second, summed over the pairs), the bandwidth, and the senders' mean
- * post time per message and wait time per window.
+ * post time per message and wait time per window, and the senders' time
+ * per window (iter_us: post, wait, ack and touching).
+ * With -t a sender writes the whole send buffer before each window and a
+ * receiver reads the whole receive buffer after each window's MPI_Waitall
+ * (common.h); touch_us is that time per window, averaged over all users (0
+ * without -t). The rate counts it: it is part of every window.
  */
 #include "common.h"
 
 static unsigned char *ack; /* the 4-byte ack, registered like the data */
 
 static void rate_loop(unsigned char *buf, long size, long iters, int sender, int peer,
-                      MPI_Request *req, double *post, double *wait)
+                      MPI_Request *req, int touch, double *post, double *wait, double *tch)
 {
     for (long it = 0; it < iters; it++) {
         double t0 = osub_now();
+        if (touch && sender) {
+            osub_touch_write(buf, size);
+            double tw = osub_now();
+            *tch += tw - t0;
+            t0 = tw;
+        }
         if (sender) {
             for (int j = 0; j < O.window; j++)
                 OSUB_CHECK(MPI_Isend(buf, (int)size, MPI_BYTE, peer, 100, osub_comm, &req[j]));
@@ -26,6 +37,10 @@ static void rate_loop(unsigned char *buf, long size, long iters, int sender, int
         double t1 = osub_now();
         OSUB_CHECK(MPI_Waitall(O.window, req, MPI_STATUSES_IGNORE));
         double t2 = osub_now();
+        if (touch && !sender) {
+            osub_touch_read(buf, size);
+            *tch += osub_now() - t2;
+        }
         if (sender)
             OSUB_CHECK(MPI_Recv(ack, 4, MPI_BYTE, peer, 101, osub_comm, MPI_STATUS_IGNORE));
         else
@@ -48,23 +63,23 @@ int main(int argc, char **argv)
     MPI_Request *req = malloc(sizeof(MPI_Request) * O.window);
     for (int s = 0; s < O.nsizes; s++) {
         long size = O.sizes[s];
-        double post = 0, wait = 0;
+        double post = 0, wait = 0, tch = 0;
         if (O.check) {
             if (sender)
                 osub_fill(buf, size, osub_rank + 1);
             else
                 memset(buf, 0, size > 0 ? size : 1);
-            rate_loop(buf, size, 1, sender, peer, req, &post, &wait);
+            rate_loop(buf, size, 1, sender, peer, req, 0, &post, &wait, &tch);
             if (!sender && !osub_verify(buf, size, peer + 1))
                 osub_die("rate: data check failed");
         }
         long warm = osub_warm(size) / 5 + 2;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        rate_loop(buf, size, warm, sender, peer, req, &post, &wait);
+        rate_loop(buf, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
         double w0 = osub_now();
-        rate_loop(buf, size, warm, sender, peer, req, &post, &wait);
+        rate_loop(buf, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
         long iters = osub_iters(osub_now() - w0, warm);
-        post = wait = 0;
+        post = wait = tch = 0;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
         osub_mark m;
         osub_mark_now(&m);
@@ -73,7 +88,7 @@ int main(int argc, char **argv)
         while (done < iters) {
             long n = iters - done < chunk ? iters - done : chunk;
             double t0 = osub_now();
-            rate_loop(buf, size, n, sender, peer, req, &post, &wait);
+            rate_loop(buf, size, n, sender, peer, req, O.touch, &post, &wait, &tch);
             t += osub_now() - t0;
             done += n;
             if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
@@ -86,11 +101,14 @@ int main(int argc, char **argv)
         double sp = sender ? post / ((double)iters * O.window) : 0;
         double sw = sender ? wait / (double)iters : 0;
         double spost = osub_avg(sp) * osub_nusers / half, swait = osub_avg(sw) * osub_nusers / half;
+        double siter = osub_avg(sender ? t / (double)iters : 0) * osub_nusers / half;
+        double touch = osub_avg(tch / (double)iters);
         if (osub_rank == 0) {
             printf("osub bench=rate size=%ld iters=%ld window=%d pairs=%d msg_rate=%.1f mb_s=%.3f "
-                   "post_us=%.4f wait_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+                   "post_us=%.4f wait_us=%.4f iter_us=%.4f touch_us=%.4f cpu_pct=%.1f vcsw=%.3f "
+                   "ivcsw=%.3f\n",
                    size, iters, O.window, half, rate, rate * size / 1e6, spost * 1e6, swait * 1e6,
-                   use.cpu_frac * 100, use.vcsw, use.ivcsw);
+                   siter * 1e6, touch * 1e6, use.cpu_frac * 100, use.vcsw, use.ivcsw);
             fflush(stdout);
         }
     }

@@ -3,12 +3,15 @@
 // progress thread (thread) and CasperII through the preloaded library
 // (cspii-tag: wildcard_used=none, tag encoding; cspii-dup:
 // wildcard_used=any_tag_same_tag, communicator duplication), interleaved
-// over repetitions. It prints OSU-style tables (medians, spread, ratios
-// against plain MPICH) and the project's targets, and writes CSV, JSON and
-// PNG plots.
+// over repetitions. Every benchmark runs in series: touched buffers (the
+// default, as applications do) or untouched, busy or sleep compute
+// (overlap, halo), shm or tcp transport. It prints OSU-style tables
+// (medians, spread, ratios against plain MPICH in the same series) and the
+// project's targets, and writes CSV, JSON and PNG plots.
 //
 //	go run ./osubench/cmd/osubench run overlap --quick
 //	go run ./osubench/cmd/osubench run all --reps 5
+//	go run ./osubench/cmd/osubench run overlap --sizes 64K,1M --modes mpi,cspii-tag --transport shm,tcp
 //	go run ./osubench/cmd/osubench run latency --sizes 0,8,1K,64K,1M --modes mpi,cspii-tag,go-tag
 //
 // Run `osubench help` for the options.
@@ -36,13 +39,19 @@ const usage = `usage: osubench run latency|overlap|rate|halo|all|<list> [options
 
 Benchmarks (paper section V):
   latency   nonblocking ping-pong: post time (Isend+Irecv) and wait time (Waitall), Fig. 3(a,b)
-  overlap   post, compute, wait; compute = plain MPI's latency per size; overlap %%, Fig. 4/5
+  overlap   touch, post, compute, wait; compute = plain MPI's latency per size; overlap %%, Fig. 4/5
   rate      windowed message rate (osu_mbw_mr: window of 64, ack), Fig. 3(c)
   halo      2D Cartesian 4-neighbour exchange, 300 us compute between post and wait, Fig. 6
 
 Modes: mpi (plain MPICH), thread (MPIR_CVAR_ASYNC_PROGRESS=1 + MPI_THREAD_MULTIPLE),
   cspii-tag / cspii-dup (LD_PRELOAD libcasperii.so, wildcard_used=none / any_tag_same_tag),
   go-tag / go-dup (the Go-API latency program; latency only).
+
+Series: every benchmark runs once per transport x touch setting x compute kind
+  (latency and rate do not compute), each mode in each; ratios are against mpi
+  in the same series. Touched (the default) = the send buffer written before
+  each post, the receive buffer read after each wait, as applications do;
+  untouched series are secondary (they flatter offload).
 
 Options:
 `
@@ -72,13 +81,13 @@ func main() {
 }
 
 type opts struct {
-	sizes, modes, layout, compute, out, prof, lib, cache, overlapCompute string
-	reps, minIters, maxIters, window                                     int
-	budget, haloUs                                                       float64
-	timeout, quietWait                                                   time.Duration
-	quietCores                                                           float64
-	quick, check, setinfo, noPlots                                       bool
-	genv                                                                 multiFlag
+	sizes, modes, layout, compute, touch, transport, out, prof, lib, cache, overlapCompute string
+	reps, minIters, maxIters, window                                                       int
+	budget, haloUs                                                                         float64
+	timeout, quietWait                                                                     time.Duration
+	quietCores                                                                             float64
+	quick, check, setinfo, noPlots                                                         bool
+	genv                                                                                   multiFlag
 }
 
 // multiFlag is a repeatable string flag.
@@ -98,7 +107,9 @@ func newFlags(o *opts) *flag.FlagSet {
 	fs.StringVar(&o.sizes, "sizes", "", "message sizes, e.g. 1,8,1K,64K,1M or a power-of-two range 0-4M (default: per benchmark)")
 	fs.StringVar(&o.modes, "modes", strings.Join(osubench.DefaultModes, ","), "modes to compare")
 	fs.StringVar(&o.layout, "layout", "", "nodes=N,users=U,ghosts=G (default nodes=2,users=1,ghosts=1; halo nodes=2,users=2,ghosts=1)")
-	fs.StringVar(&o.compute, "compute", "sleep", "compute emulation: sleep (nanosleep, leaves the core) or busy (spin)")
+	fs.StringVar(&o.compute, "compute", "both", "compute emulation of overlap and halo, each a series: busy (spin: the user keeps its core, like CPU-bound code), sleep (nanosleep: leaves the core), both, or a list")
+	fs.StringVar(&o.touch, "touch", "", "touch the buffers every iteration (write the send buffer before the post, read the receive buffer after the wait): on, off, both (off: a secondary series) (default on; run all: both)")
+	fs.StringVar(&o.transport, "transport", "shm", "shm (MPICH's shared memory), tcp (-genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self: every process remote, UCX over TCP), or a list, e.g. shm,tcp")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions per mode, interleaved (default 5; 3 with --quick)")
 	fs.StringVar(&o.out, "out", "", "output directory (default osubench-out/<time>)")
 	fs.StringVar(&o.prof, "profile", "", "profile the Go driver: cpu or mem (github.com/pkg/profile, written to --out)")
@@ -129,15 +140,17 @@ func report(dir string) error {
 		return err
 	}
 	r := &osubench.Runner{Env: rep.Env, Results: rep.Benches}
-	r.Cfg.Compute, r.Cfg.Reps, r.Cfg.BudgetMs = rep.Config.Compute, rep.Config.Reps, rep.Config.BudgetMs
+	r.Cfg.Computes, r.Cfg.Touches, r.Cfg.Transports = rep.Config.Computes, rep.Config.Touches, rep.Config.Transports
+	r.Cfg.Reps, r.Cfg.BudgetMs = rep.Config.Reps, rep.Config.BudgetMs
 	r.Cfg.MinIters, r.Cfg.MaxIters, r.Cfg.Modes, r.Cfg.Argv = rep.Config.MinIters, rep.Config.MaxIters, rep.Config.Modes, rep.Env.Argv
 	osubench.WriteHeader(os.Stdout, r)
-	for _, br := range rep.Benches {
+	for _, br := range osubench.PrimaryFirst(rep.Benches) {
 		osubench.WriteBench(os.Stdout, br)
 	}
-	osubench.WriteTargets(os.Stdout, osubench.EvaluateTargets(rep.Benches, rep.Config.Compute))
+	osubench.WriteTouchCost(os.Stdout, rep.Benches)
+	osubench.WriteTargets(os.Stdout, osubench.EvaluateTargets(rep.Benches))
 	for _, br := range rep.Benches {
-		p := filepath.Join(dir, string(br.Bench)+".png")
+		p := filepath.Join(dir, osubench.PlotName(br))
 		if err := osubench.PlotBench(br, p); err != nil {
 			return err
 		}
@@ -146,7 +159,8 @@ func report(dir string) error {
 	return nil
 }
 
-func run(args []string) error {
+// parseRun turns the arguments of `osubench run` into a configuration.
+func parseRun(args []string) (osubench.Config, opts, error) {
 	var o opts
 	fs := newFlags(&o)
 	fs.Usage = func() { fmt.Fprintf(os.Stderr, usage); fs.PrintDefaults() }
@@ -156,47 +170,64 @@ func run(args []string) error {
 		benchArg, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return osubench.Config{}, o, err
 	}
 	if benchArg == "" && fs.NArg() > 0 {
 		benchArg = fs.Arg(0)
 		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return err
+			return osubench.Config{}, o, err
 		}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return osubench.Config{}, o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if benchArg == "" {
-		return fmt.Errorf("which benchmark? latency, overlap, rate, halo or all")
+		return osubench.Config{}, o, fmt.Errorf("which benchmark? latency, overlap, rate, halo or all")
 	}
 	cfg := osubench.Config{Quick: o.quick, Reps: o.reps, BudgetMs: o.budget, MinIters: o.minIters, MaxIters: o.maxIters,
 		Timeout: o.timeout, Lib: o.lib, Cache: o.cache, OverlapCompute: o.overlapCompute, HaloComputeUs: o.haloUs,
 		Window: o.window, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
 	var err error
 	if cfg.Benches, err = osubench.ParseBenches(benchArg); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if cfg.Modes, err = osubench.ParseModes(o.modes); err != nil {
-		return err
+		return cfg, o, err
 	}
 	if o.sizes != "" {
 		if cfg.Sizes, err = osubench.ParseSizes(o.sizes); err != nil {
-			return err
+			return cfg, o, err
 		}
 	}
 	if o.layout != "" {
 		l, err := osubench.ParseLayout(o.layout, osubench.DefaultLayout)
 		if err != nil {
-			return err
+			return cfg, o, err
 		}
 		cfg.Layout = &l
 	}
-	if cfg.Compute, err = osubench.ParseCompute(o.compute); err != nil {
-		return err
+	if cfg.Computes, err = osubench.ParseComputes(o.compute); err != nil {
+		return cfg, o, err
+	}
+	if o.touch == "" {
+		o.touch = osubench.DefaultTouch(benchArg)
+	}
+	if cfg.Touches, err = osubench.ParseTouch(o.touch); err != nil {
+		return cfg, o, err
+	}
+	if cfg.Transports, err = osubench.ParseTransports(o.transport); err != nil {
+		return cfg, o, err
 	}
 	if o.overlapCompute != "mpi" && o.overlapCompute != "self" {
-		return fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)
+		return cfg, o, fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)
+	}
+	return cfg, o, nil
+}
+
+func run(args []string) error {
+	cfg, o, err := parseRun(args)
+	if err != nil {
+		return err
 	}
 	out := o.out
 	if out == "" {
@@ -221,9 +252,14 @@ func run(args []string) error {
 	if err := r.Prepare(); err != nil {
 		return err
 	}
+	jobs, est := r.Estimate()
+	r.Env.Estimate = fmt.Sprintf("%d jobs, about %s on a 2-core host like the development machine (%d reps, %g ms budget per size and phase)",
+		jobs, est.Round(time.Minute/6), r.Cfg.Reps, r.Cfg.BudgetMs)
+	fmt.Fprintf(os.Stderr, "osubench: %s\n", r.Env.Estimate)
 	osubench.WriteHeader(os.Stdout, r)
 	runErr := r.Run(ctx, func(br *osubench.BenchResult) { osubench.WriteBench(os.Stdout, br) })
-	targets := osubench.EvaluateTargets(r.Results, r.Cfg.Compute)
+	osubench.WriteTouchCost(os.Stdout, r.Results)
+	targets := osubench.EvaluateTargets(r.Results)
 	osubench.WriteTargets(os.Stdout, targets)
 	paths, err := osubench.WriteFiles(out, r, targets, !o.noPlots)
 	fmt.Printf("\n# elapsed %s; load average %s at start, %s at end\n", r.Env.Elapsed, r.Env.LoadStart, r.Env.LoadEnd)

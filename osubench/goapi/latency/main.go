@@ -7,7 +7,9 @@
 //	mpiexec -n 4 -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 ./latency -s 8,64K -H none
 //
 // User i is paired with user (i + n/2) mod n. Buffers come from
-// casperii.AllocMem with shmbuf_regist=true (shared with the ghost).
+// casperii.AllocMem with shmbuf_regist=true (shared with the ghost). With -t
+// every iteration writes the whole send buffer before the post and reads
+// the whole receive buffer after the wait, as csrc/common.h does (touch_us).
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/casperii/casperii/casperii"
 )
@@ -34,7 +37,52 @@ var (
 	check     = flag.Bool("C", false, "check the received data")
 	waitEach  = flag.Bool("wait-each", false, "complete the requests one by one (Request.Wait) instead of casperii.Waitall")
 	_         = flag.String("c", "sleep", "compute emulation (unused: the latency test does not compute)")
+	touch     = flag.Bool("t", false, "touch the buffers: write the send buffer before each post, read the receive buffer after each wait")
 )
+
+// sink receives the sums of the touched receive buffers, so the reads
+// cannot be dropped; touchGen makes every write differ from the last.
+var (
+	sink     uint64
+	touchGen uint64
+)
+
+// words views the first n/8*8 bytes of b as 64-bit words (the buffers come
+// from casperii.AllocMem, aligned for any word).
+func words(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
+}
+
+// touchWrite writes every byte of b, 8 at a time, with a value that
+// changes on every call (the buffer is handed to Isend next, so the stores
+// are observable and kept).
+func touchWrite(b []byte) {
+	touchGen++
+	g := touchGen * 0x9E3779B97F4A7C15
+	w := words(b)
+	for i := range w {
+		w[i] = g + uint64(i)
+	}
+	for i := len(w) * 8; i < len(b); i++ {
+		b[i] = byte(g + uint64(i))
+	}
+}
+
+// touchRead reads every byte of b into sink.
+func touchRead(b []byte) {
+	var s uint64
+	w := words(b)
+	for _, x := range w {
+		s += x
+	}
+	for i := len(w) * 8; i < len(b); i++ {
+		s += uint64(b[i])
+	}
+	sink += s
+}
 
 func parseSize(s string) (int, error) {
 	mul := 1
@@ -129,9 +177,9 @@ func maxOf(all [][]float64) []float64 {
 }
 
 type times struct {
-	post, wait, total time.Duration
-	sp, sw, st        []float64 // per-iteration samples (seconds), if recording
-	record            bool
+	post, wait, touch, total time.Duration
+	sp, sw, st               []float64 // per-iteration samples (seconds), if recording
+	record                   bool
 }
 
 func median(v []float64) float64 {
@@ -187,8 +235,8 @@ func main() {
 	}
 	if w.rank == 0 {
 		host, _ := os.Hostname()
-		fmt.Printf("osub-info bench=latency users=%d thread=1 hint=%s hint_used=%s algorithm=%s compute=none budget_ms=%g host=%s api=go\n",
-			w.size, *hint, orDash(comm.Hints()["wildcard_used"]), comm.Algorithm(), *budgetMs, host)
+		fmt.Printf("osub-info bench=latency users=%d thread=1 hint=%s hint_used=%s algorithm=%s compute=none touch=%s budget_ms=%g host=%s api=go\n",
+			w.size, *hint, orDash(comm.Hints()["wildcard_used"]), comm.Algorithm(), onOff(*touch), *budgetMs, host)
 	}
 	maxSize := 1
 	for _, s := range sizes {
@@ -203,10 +251,15 @@ func main() {
 		die(w.rank, err)
 	}
 	peer := (w.rank + w.size/2) % w.size
-	xchg := func(size, iters int, t *times) {
+	xchg := func(size, iters int, doTouch bool, t *times) {
 		s, r := sb.Bytes()[:size], rb.Bytes()[:size]
 		for i := 0; i < iters; i++ {
-			t0 := time.Now()
+			ts := time.Now()
+			t0 := ts
+			if doTouch {
+				touchWrite(s)
+				t0 = time.Now()
+			}
 			rs, err := casperii.Isend(s, peer, 1, comm)
 			if err != nil {
 				die(w.rank, err)
@@ -220,13 +273,19 @@ func main() {
 				die(w.rank, err)
 			}
 			t2 := time.Now()
+			t3 := t2
+			if doTouch {
+				touchRead(r)
+				t3 = time.Now()
+			}
 			t.post += t1.Sub(t0)
 			t.wait += t2.Sub(t1)
-			t.total += t2.Sub(t0)
+			t.touch += t0.Sub(ts) + t3.Sub(t2)
+			t.total += t3.Sub(ts)
 			if t.record {
 				t.sp = append(t.sp, t1.Sub(t0).Seconds())
 				t.sw = append(t.sw, t2.Sub(t1).Seconds())
-				t.st = append(t.st, t2.Sub(t0).Seconds())
+				t.st = append(t.st, t3.Sub(ts).Seconds())
 			}
 		}
 	}
@@ -237,7 +296,7 @@ func main() {
 				s[i] = byte((w.rank+1)*31 + i*7)
 				r[i] = 0
 			}
-			xchg(size, 1, &times{})
+			xchg(size, 1, false, &times{})
 			for i := range r {
 				if r[i] != byte((peer+1)*31+i*7) {
 					die(w.rank, fmt.Errorf("data check failed at size %d", size))
@@ -252,9 +311,9 @@ func main() {
 			warm = 5
 		}
 		warm = min(warm, *maxIters)
-		xchg(size, warm, &times{})
+		xchg(size, warm, *touch, &times{})
 		var wt times
-		xchg(size, warm, &wt)
+		xchg(size, warm, *touch, &wt)
 		worst := w.exchange([]float64{wt.total.Seconds()}, maxOf)[0]
 		iters := *maxIters
 		if per := worst / float64(warm); per > 0 {
@@ -267,19 +326,19 @@ func main() {
 		t := times{record: true, sp: make([]float64, 0, iters), sw: make([]float64, 0, iters), st: make([]float64, 0, iters)}
 		c0, v0, i0 := usage()
 		w0 := time.Now()
-		xchg(size, iters, &t)
+		xchg(size, iters, *touch, &t)
 		wall := time.Since(w0).Seconds()
 		c1, v1, i1 := usage()
 		n := float64(iters)
 		v := []float64{t.post.Seconds() / n, t.wait.Seconds() / n, t.total.Seconds() / n, (c1 - c0) / wall,
-			median(t.sp), median(t.sw), median(t.st), float64(v1-v0) / n, float64(i1-i0) / n}
+			median(t.sp), median(t.sw), median(t.st), float64(v1-v0) / n, float64(i1-i0) / n, t.touch.Seconds() / n}
 		avg := w.exchange(v, mean)
 		mx := w.exchange(v, maxOf)
 		if w.rank == 0 {
 			fmt.Printf("osub bench=latency size=%d iters=%d post_us=%.4f wait_us=%.4f lat_us=%.4f lat_max_us=%.4f "+
-				"post_p50_us=%.4f wait_p50_us=%.4f lat_p50_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+				"post_p50_us=%.4f wait_p50_us=%.4f lat_p50_us=%.4f touch_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
 				size, iters, avg[0]*1e6, avg[1]*1e6, avg[2]*1e6, mx[2]*1e6, avg[4]*1e6, avg[5]*1e6, avg[6]*1e6,
-				avg[3]*100, avg[7], avg[8])
+				avg[9]*1e6, avg[3]*100, avg[7], avg[8])
 		}
 	}
 	sb.Free()
@@ -303,6 +362,13 @@ func waitall(reqs ...*casperii.Request) error {
 		}
 	}
 	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 func orDash(s string) string {
