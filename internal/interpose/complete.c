@@ -68,7 +68,7 @@ CSP_IP_HIDDEN int csp_ip_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
     }
     struct csp_op *op = csp_req_op(*req);
     if (!op)
-        return PMPI_Test(req, flag, st);
+        return csp_mpich_test_locked(req, flag, st);
     if (!csp_poll_op(op)) {
         *flag = 0;
         return MPI_SUCCESS;

@@ -100,9 +100,14 @@ static int isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
                      void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm c,
                      MPI_Request *req)
 {
-    if (!csp_ip_offloaded(c))
-        return PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
-                              req);
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
+        struct csp_comm *d = csp_direct_recv(c, src);
+        int rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
+                                req);
+        csp_direct_recv_posted(d, rc, *req);
+        return rc;
+    }
     return post_pair(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, req,
                      NULL);
 }
@@ -110,8 +115,13 @@ static int isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
 static int isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
                              int rtag, MPI_Comm c, MPI_Request *req)
 {
-    if (!csp_ip_offloaded(c))
-        return PMPI_Isendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, req);
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
+        struct csp_comm *d = csp_direct_recv(c, src);
+        int rc = PMPI_Isendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, req);
+        csp_direct_recv_posted(d, rc, *req);
+        return rc;
+    }
     void *tmp;
     int bytes;
     int rc = csp_ip_pack_tmp(buf, count, dt, c, &tmp, &bytes);
@@ -144,8 +154,12 @@ int MPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int 
                          rtag, c, req);
     if (csp_ip_offloaded(c))
         return csp_error(c, CSP_E_TOO_BIG);
-    return PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
-                            req);
+    csp_direct_send(c, dest);
+    struct csp_comm *d = csp_direct_recv(c, src);
+    int rc = PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
+                              req);
+    csp_direct_recv_posted(d, rc, *req);
+    return rc;
 }
 
 int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
@@ -156,5 +170,9 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int des
         return isendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, req);
     if (csp_ip_offloaded(c))
         return csp_error(c, CSP_E_TOO_BIG);
-    return PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, req);
+    csp_direct_send(c, dest);
+    struct csp_comm *d = csp_direct_recv(c, src);
+    int rc = PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, req);
+    csp_direct_recv_posted(d, rc, *req);
+    return rc;
 }

@@ -9,6 +9,10 @@
  * csp_ibsend), as buffered mode promises; ready mode travels as a standard
  * send, which satisfies every correct ready-mode program.
  *
+ * Calls made straight to MPICH on a communicator the runtime knows keep
+ * the direct route's counts (csp_direct_*, internal/user/route.c), which a
+ * later change of route relies on.
+ *
  * Large-count variants (_c) take the int path when the count fits an int.
  * A larger count cannot be offloaded (a cell carries at most INT_MAX bytes):
  * on an offloaded communicator it is the runtime's CSP_E_TOO_BIG error, on
@@ -51,6 +55,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     MPI_Comm c = csp_ip_map(comm);
     if (csp_ip_offloaded(c))
         return csp_isend(buf, count, dt, dest, tag, c, req, 0);
+    csp_direct_send(c, dest);
     return PMPI_Irsend(buf, count, dt, dest, tag, c, req);
 }
 
@@ -82,6 +87,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     MPI_Comm c = csp_ip_map(comm);
     if (csp_ip_offloaded(c))
         return csp_send(buf, count, dt, dest, tag, c, 0);
+    csp_direct_send(c, dest);
     return PMPI_Rsend(buf, count, dt, dest, tag, c);
 }
 
@@ -139,8 +145,13 @@ CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp)
 static int sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
                             int rtag, MPI_Comm c, MPI_Status *st)
 {
-    if (!csp_ip_offloaded(c))
-        return PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, st);
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
+        struct csp_comm *d = csp_direct_recv(c, src);
+        int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, st);
+        csp_direct_recv_end(d, rc, 1);
+        return rc;
+    }
     void *tmp;
     int bytes, rc;
     if ((rc = csp_ip_pack_tmp(buf, count, dt, c, &tmp, &bytes)) != MPI_SUCCESS)
@@ -174,7 +185,10 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return csp_isend(buf, (int)count, dt, dest, tag, c, req, 0);
-    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Isend_c(buf, count, dt, dest, tag, c, req);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    csp_direct_send(c, dest);
+    return PMPI_Isend_c(buf, count, dt, dest, tag, c, req);
 }
 
 int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -183,15 +197,20 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return csp_isend(buf, (int)count, dt, dest, tag, c, req, 1);
-    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Issend_c(buf, count, dt, dest, tag, c, req);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    csp_direct_send(c, dest);
+    return PMPI_Issend_c(buf, count, dt, dest, tag, c, req);
 }
 
 int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
         return PMPI_Ibsend_c(buf, count, dt, dest, tag, c, req);
+    }
     return FITS(count) ? csp_ibsend(buf, (int)count, dt, dest, tag, c, req) : too_big(c);
 }
 
@@ -199,8 +218,10 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
                  MPI_Comm comm, MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
         return PMPI_Irsend_c(buf, count, dt, dest, tag, c, req);
+    }
     return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0) : too_big(c);
 }
 
@@ -210,7 +231,12 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, M
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return csp_irecv(buf, (int)count, dt, src, tag, c, req);
-    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Irecv_c(buf, count, dt, src, tag, c, req);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    struct csp_comm *d = csp_direct_recv(c, src);
+    int rc = PMPI_Irecv_c(buf, count, dt, src, tag, c, req);
+    csp_direct_recv_posted(d, rc, *req);
+    return rc;
 }
 
 int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -219,7 +245,10 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return csp_send(buf, (int)count, dt, dest, tag, c, 0);
-    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Send_c(buf, count, dt, dest, tag, c);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    csp_direct_send(c, dest);
+    return PMPI_Send_c(buf, count, dt, dest, tag, c);
 }
 
 int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -228,15 +257,20 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return csp_send(buf, (int)count, dt, dest, tag, c, 1);
-    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Ssend_c(buf, count, dt, dest, tag, c);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    csp_direct_send(c, dest);
+    return PMPI_Ssend_c(buf, count, dt, dest, tag, c);
 }
 
 int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
         return PMPI_Bsend_c(buf, count, dt, dest, tag, c);
+    }
     return FITS(count) ? csp_bsend(buf, (int)count, dt, dest, tag, c) : too_big(c);
 }
 
@@ -244,8 +278,10 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
                 MPI_Comm comm)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c)) {
+        csp_direct_send(c, dest);
         return PMPI_Rsend_c(buf, count, dt, dest, tag, c);
+    }
     return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0) : too_big(c);
 }
 
@@ -255,7 +291,12 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MP
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return csp_recv(buf, (int)count, dt, src, tag, c, st);
-    return csp_ip_offloaded(c) ? too_big(c) : PMPI_Recv_c(buf, count, dt, src, tag, c, st);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    struct csp_comm *d = csp_direct_recv(c, src);
+    int rc = PMPI_Recv_c(buf, count, dt, src, tag, c, st);
+    csp_direct_recv_end(d, rc, 1);
+    return rc;
 }
 
 int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
@@ -266,9 +307,13 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int d
     if (FITS(scount) && FITS(rcount))
         return csp_sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, src,
                             rtag, c, st);
-    return csp_ip_offloaded(c) ? too_big(c)
-                               : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount,
-                                                 rtype, src, rtag, c, st);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    csp_direct_send(c, dest);
+    struct csp_comm *d = csp_direct_recv(c, src);
+    int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, st);
+    csp_direct_recv_end(d, rc, 1);
+    return rc;
 }
 
 int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
@@ -277,7 +322,11 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest
     MPI_Comm c = csp_ip_map(comm);
     if (FITS(count))
         return sendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, st);
-    return csp_ip_offloaded(c) ? too_big(c)
-                               : PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag,
-                                                         c, st);
+    if (csp_ip_offloaded(c))
+        return too_big(c);
+    csp_direct_send(c, dest);
+    struct csp_comm *d = csp_direct_recv(c, src);
+    int rc = PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, st);
+    csp_direct_recv_end(d, rc, 1);
+    return rc;
 }

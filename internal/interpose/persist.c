@@ -6,7 +6,11 @@
  * MPI_Mrecv and MPI_Imrecv, which take no communicator, are wrapped too:
  * the fast path recognizes its handles and passes MPICH's own to PMPI.
  * Ready mode is a standard send on offloaded communicators (as in p2p.c);
- * large counts that do not fit an int cannot be offloaded.
+ * large counts that do not fit an int cannot be offloaded. Persistent
+ * requests are ours on every communicator the runtime knows, so that each
+ * start takes the route of the moment (internal/user/persist.c); one too
+ * large for ours is MPICH's, bound to the direct route, and keeps its
+ * communicator there (csp_direct_pin).
  */
 #include "interpose.h"
 
@@ -35,10 +39,7 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                    MPI_Request *req)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
-        return PMPI_Rsend_init(buf, count, dt, dest, tag, c, req);
-    return csp_send_init(buf, count, dt, dest, tag, c, req, 0);
+    return csp_send_init(buf, count, dt, dest, tag, csp_ip_map(comm), req, CSP_SEND_READY);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -77,8 +78,10 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                     MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c) && !FITS(count)) {
+        csp_direct_pin(c);
         return PMPI_Send_init_c(buf, count, dt, dest, tag, c, req);
+    }
     return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, 0)
                        : csp_error(c, CSP_E_TOO_BIG);
 }
@@ -87,8 +90,10 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
                      MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c) && !FITS(count)) {
+        csp_direct_pin(c);
         return PMPI_Ssend_init_c(buf, count, dt, dest, tag, c, req);
+    }
     return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, 1)
                        : csp_error(c, CSP_E_TOO_BIG);
 }
@@ -97,8 +102,10 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
                      MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c) && !FITS(count)) {
+        csp_direct_pin(c);
         return PMPI_Bsend_init_c(buf, count, dt, dest, tag, c, req);
+    }
     return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, CSP_SEND_BUFFERED)
                        : csp_error(c, CSP_E_TOO_BIG);
 }
@@ -107,8 +114,10 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
                      MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c) && !FITS(count)) {
+        csp_direct_pin(c);
         return PMPI_Rsend_init_c(buf, count, dt, dest, tag, c, req);
+    }
     return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, 0)
                        : csp_error(c, CSP_E_TOO_BIG);
 }
@@ -117,8 +126,10 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int ta
                     MPI_Request *req)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_offloaded(c))
+    if (!csp_ip_offloaded(c) && !FITS(count)) {
+        csp_direct_pin(c);
         return PMPI_Recv_init_c(buf, count, dt, src, tag, c, req);
+    }
     return FITS(count) ? csp_recv_init(buf, (int)count, dt, src, tag, c, req)
                        : csp_error(c, CSP_E_TOO_BIG);
 }

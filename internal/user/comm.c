@@ -32,6 +32,15 @@ static int ctab_grow(void)
     return 0;
 }
 
+/* An entry leaving the table is no longer watched (route.go: Watch). */
+static void unwatch(struct csp_comm *c)
+{
+    if (c->watch) {
+        c->watch = 0;
+        csp_u.nwatch--;
+    }
+}
+
 int csp_comm_put(struct csp_comm *c)
 {
     if ((csp_u.ctab_used + 1) * 2 > (csp_u.ctab_mask ? csp_u.ctab_mask + 1 : 0) && ctab_grow() != 0)
@@ -39,9 +48,15 @@ int csp_comm_put(struct csp_comm *c)
     size_t i = csp_comm_hash(c->comm) & csp_u.ctab_mask;
     while (csp_u.ctab_vals[i] && csp_u.ctab_keys[i] != c->comm)
         i = (i + 1) & csp_u.ctab_mask;
-    if (csp_u.ctab_vals[i]) /* replaced: drop the table's reference to the old entry */
-        csp_comm_unref(csp_u.ctab_vals[i]);
-    else
+    if (csp_u.ctab_vals[i]) {
+        /* Replaced: the old entry points to its successor (persistent
+         * requests follow it, persist.c), and the table drops it. */
+        struct csp_comm *old = csp_u.ctab_vals[i];
+        unwatch(old);
+        c->refs++;
+        old->next = c;
+        csp_comm_unref(old);
+    } else
         csp_u.ctab_used++;
     csp_u.ctab_keys[i] = c->comm;
     csp_u.ctab_vals[i] = c;
@@ -59,6 +74,7 @@ struct csp_comm *csp_comm_take(MPI_Comm comm)
     struct csp_comm *found = csp_u.ctab_vals[i];
     if (!found)
         return NULL;
+    unwatch(found);
     size_t j = i;
     for (;;) { /* backward-shift deletion, as in greq.c */
         csp_u.ctab_vals[i] = NULL;
@@ -82,6 +98,8 @@ void csp_comm_unref(struct csp_comm *c)
 {
     if (--c->refs > 0)
         return;
+    if (c->next)
+        csp_comm_unref(c->next);
     free(c->slots);
     free(c->ghost);
     free(c->off);

@@ -6,13 +6,6 @@ package user
 
 // The table is read by every fast-path call: change it under the lock
 // (MPI_THREAD_MULTIPLE).
-static int csp_comm_install(struct csp_comm *c)
-{
-	CSP_LOCK();
-	int rc = csp_comm_put(c);
-	CSP_UNLOCK();
-	return rc;
-}
 static struct csp_comm *csp_comm_detach(MPI_Comm comm)
 {
 	CSP_LOCK();
@@ -59,32 +52,47 @@ func cInts(v []int32) *C.int32_t {
 
 // SetComm installs the fast path's entry for comm, where this process has
 // rank rank, replacing any previous entry. Operations already posted keep
-// the entry they were posted with. A plan that does not offload removes the
-// entry, so the fast path sends the communicator straight to MPI.
+// the entry they were posted with. A plan that does not offload installs
+// an entry of the direct route: the fast path sends the communicator
+// straight to MPI, counting what a later switch of route needs (route.c).
 func SetComm(comm mpi.Comm, rank int, pl *commexpand.Plan, regist bool) error {
 	if !started {
 		return nil
 	}
-	if !pl.Offloaded() {
-		DropComm(comm)
-		return nil
+	e, err := NewEntry(comm, rank, pl, regist)
+	if err != nil {
+		return err
 	}
-	m := pl.Members
+	Lock()
+	defer Unlock()
+	return e.InstallLocked()
+}
+
+// NewEntry builds, without installing it, the fast path's entry for comm
+// carried as pl says (see SetComm). Install it with InstallLocked, or drop
+// it with Release.
+func NewEntry(comm mpi.Comm, rank int, pl *commexpand.Plan, regist bool) (Entry, error) {
 	c := (*C.struct_csp_comm)(C.calloc(1, C.sizeof_struct_csp_comm))
 	if c == nil {
-		return fmt.Errorf("user: out of memory for a communicator entry")
+		return Entry{}, fmt.Errorf("user: out of memory for a communicator entry")
 	}
 	c.comm = C.MPI_Comm(comm.Raw())
 	c.refs = 1
+	c.rank = C.int(rank)
+	if regist {
+		c.regist = 1
+	}
+	if !pl.Offloaded() {
+		c.algo = C.CSP_ALGO_OFF
+		return Entry{c}, nil
+	}
+	m := pl.Members
 	c.algo = C.uint8_t(pl.Algorithm)
 	c.mode = C.CSP_MATCH_NATIVE
 	if pl.Algorithm == info.GhostMatch || pl.Algorithm == info.DuplicationSrc {
 		c.mode = C.CSP_MATCH_GHOST
 	}
-	if regist {
-		c.regist = 1
-	}
-	c.size, c.rank = C.int(len(m.Ghost)), C.int(rank)
+	c.size = C.int(len(m.Ghost))
 	c.my_off, c.K, c.ctx = C.int(m.Offset[rank]), C.int(m.K), C.int(max(pl.Ctx, 0))
 	slots := make([]int32, len(pl.Slots))
 	for i, s := range pl.Slots {
@@ -110,16 +118,34 @@ func SetComm(comm mpi.Comm, rank int, pl *commexpand.Plan, regist bool) error {
 		cr[i].key, cr[i].rank = C.int64_t(r.key), C.int32_t(r.rank)
 	}
 	c.nrev = C.int(len(revs))
-	if C.csp_comm_install(c) != 0 {
-		C.csp_comm_unref(c)
+	return Entry{c}, nil
+}
+
+// InstallLocked puts e in the table in place of its communicator's entry,
+// under the fast path's lock (Lock). The table takes e's reference.
+func (e Entry) InstallLocked() error {
+	if C.csp_comm_put(e.c) != 0 {
+		C.csp_comm_unref(e.c)
 		return fmt.Errorf("user: out of memory for the communicator table")
 	}
 	return nil
 }
 
-// DropComm removes comm's entry from the table (MPI_Comm_free). Operations
-// still pending on it keep their reference and finish normally.
-func DropComm(comm mpi.Comm) { Detach(comm).Release() }
+// Lock takes the fast path's lock (under MPI_THREAD_MULTIPLE; otherwise
+// there is nothing to take): no post, wait or completion of this process
+// runs until Unlock.
+func Lock() {
+	if C.csp_u.multiple != 0 {
+		C.pthread_mutex_lock(&C.csp_u.lock)
+	}
+}
+
+// Unlock releases what Lock took.
+func Unlock() {
+	if C.csp_u.multiple != 0 {
+		C.pthread_mutex_unlock(&C.csp_u.lock)
+	}
+}
 
 // Entry is a reference to a communicator entry removed from the table.
 type Entry struct{ c *C.struct_csp_comm }

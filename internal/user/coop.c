@@ -120,10 +120,10 @@ static int coop(struct coop_call *c)
     }
 }
 
-static int test1(struct coop_call *c, int *done) { return PMPI_Test(c->reqs, done, c->st); }
-static int wait1(struct coop_call *c) { return PMPI_Wait(c->reqs, c->st); }
-static int testn(struct coop_call *c, int *done) { return PMPI_Testall(c->n, c->reqs, done, c->st); }
-static int waitn(struct coop_call *c) { return PMPI_Waitall(c->n, c->reqs, c->st); }
+static int test1(struct coop_call *c, int *done) { return csp_mpich_test(c->reqs, done, c->st); }
+static int wait1(struct coop_call *c) { return csp_mpich_wait(c->reqs, c->st); }
+static int testn(struct coop_call *c, int *done) { return csp_mpich_testall(c->n, c->reqs, done, c->st); }
+static int waitn(struct coop_call *c) { return csp_mpich_waitall(c->n, c->reqs, c->st); }
 static int iprobe(struct coop_call *c, int *done)
 {
     return PMPI_Iprobe(c->src, c->tag, c->comm, done, c->st);

@@ -230,6 +230,7 @@ static void finish(struct csp_op *op)
     release_cell(op->cell, op->kind <= CSP_OP_MRECV ? op_class(op->kind) : -1);
     op->state = CSP_OPS_DONE;
     if (c) {
+        csp_route_op_done(op);
         op->comm = NULL;
         csp_comm_unref(c);
     }
@@ -486,6 +487,15 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     }
     csp_poke_progress();
     if (b->n < csp_u.spin_iters + csp_u.yield_iters) {
+        csp_u.n_yields++;
+        CSP_UNLOCK();
+        sched_yield();
+        CSP_LOCK();
+        return 0;
+    }
+    if (csp_u.ndirect_ops) {
+        /* Direct starts (persist.c): MPICH completes them, nobody rings;
+         * ready() polls MPICH. */
         csp_u.n_yields++;
         CSP_UNLOCK();
         sched_yield();

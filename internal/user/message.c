@@ -96,8 +96,14 @@ int csp_improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
     struct csp_comm *c = csp_comm_get(comm);
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        /* route.c: a found message is taken out of matching here */
+        struct csp_comm *d = c && src != MPI_PROC_NULL ? csp_route_of(comm) : NULL;
+        if (d)
+            csp_route_recv_begin(d);
         CSP_UNLOCK();
-        return PMPI_Improbe(src, tag, comm, flag, msg, st);
+        rc = PMPI_Improbe(src, tag, comm, flag, msg, st);
+        csp_direct_recv_end(d, rc, *flag);
+        return rc;
     }
     rc = matched_probe(CSP_OP_IMPROBE, src, tag, c, flag, msg, st);
     CSP_UNLOCK();
@@ -110,9 +116,14 @@ int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        struct csp_comm *d = c && src != MPI_PROC_NULL ? csp_route_of(comm) : NULL;
+        if (d)
+            csp_route_recv_begin(d);
         CSP_UNLOCK();
-        return src == MPI_PROC_NULL ? PMPI_Mprobe(src, tag, comm, msg, st)
-                                    : csp_coop_mprobe(src, tag, comm, msg, st);
+        int rc = src == MPI_PROC_NULL ? PMPI_Mprobe(src, tag, comm, msg, st)
+                                      : csp_coop_mprobe(src, tag, comm, msg, st);
+        csp_direct_recv_end(d, rc, 1);
+        return rc;
     }
     int flag;
     int rc = matched_probe(CSP_OP_MPROBE, src, tag, c, &flag, msg, st);

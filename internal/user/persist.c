@@ -1,13 +1,16 @@
 /*
- * persist.c: persistent requests on offloaded communicators
- * (MPI_Send_init, MPI_Ssend_init, MPI_Recv_init, MPI_Start, MPI_Startall).
+ * persist.c: persistent requests on the communicators the runtime knows
+ * (MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init, MPI_Recv_init,
+ * MPI_Start, MPI_Startall).
  *
  * The application holds a request handle of ours, CSP_PREQ_KIND | index,
  * which stays the same across MPI_Start and completion, as MPI requires
- * of persistent requests. Each MPI_Start posts one operation (a record of
- * greq.h without a generalized request); completing it makes the request
- * inactive again. The Wait/Test family recognizes these handles by their
- * kind and keeps them away from MPICH.
+ * of persistent requests. Each MPI_Start posts one operation on the route
+ * the communicator takes at that moment (route.c: a communicator may
+ * switch between starts): through the ghost, a record of greq.h; straight
+ * to MPICH, a deferred record that polls MPICH's request. Completing it
+ * makes the request inactive again. The Wait/Test family recognizes these
+ * handles by their kind and keeps them away from MPICH.
  */
 #include "user.h"
 
@@ -84,10 +87,11 @@ int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
-    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+    if (!c || dest == MPI_PROC_NULL) {
         CSP_UNLOCK();
         return sync == 1                   ? PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req)
                : sync == CSP_SEND_BUFFERED ? PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req)
+               : sync == CSP_SEND_READY    ? PMPI_Rsend_init(buf, count, dt, dest, tag, comm, req)
                                            : PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
     }
     int rc = init_request(sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND, (void *)buf, count, dt, dest, tag, c, req);
@@ -102,7 +106,7 @@ int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
-    if (!c || c->algo == CSP_ALGO_OFF) {
+    if (!c) {
         CSP_UNLOCK();
         return PMPI_Recv_init(buf, count, dt, src, tag, comm, req);
     }
@@ -112,13 +116,129 @@ int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
     return rc;
 }
 
+/* The entry p's communicator has now: a switch of route replaces the
+ * entry, and the old one points to its successor (comm.c). */
+static struct csp_comm *current(struct csp_preq *p)
+{
+    struct csp_comm *c = p->comm;
+    while (c->next)
+        c = c->next;
+    if (c != p->comm) {
+        c->refs++;
+        csp_comm_unref(p->comm);
+        p->comm = c;
+    }
+    return c;
+}
+
+/* The MPICH request a direct start's record polls. */
+static inline MPI_Request *inner(struct csp_op *op) { return (MPI_Request *)&op->target; }
+
+/* A direct start's MPICH request finished with code rc and status st:
+ * the record takes MPICH's result, as a plain persistent request would
+ * report it. */
+static void direct_done(struct csp_op *op, int rc, MPI_Status *st)
+{
+    MPI_Count bytes = 0;
+    int cancelled = 0;
+    PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
+    PMPI_Test_cancelled(st, &cancelled);
+    op->st_source = st->MPI_SOURCE;
+    op->st_tag = st->MPI_TAG;
+    op->st_bytes = bytes;
+    op->st_cancelled = cancelled;
+    op->st_error = rc;
+    op->state = CSP_OPS_DONE;
+    csp_u.ndirect_ops--;
+    if (op->target_gen) /* a counted receive (route.c) */
+        csp_route_recv_end(op->comm, rc == MPI_SUCCESS && !cancelled);
+    op->target_gen = 0;
+}
+
+static int direct_poll(struct csp_op *op)
+{
+    int flag = 0;
+    MPI_Status st;
+    int rc = PMPI_Test(inner(op), &flag, &st);
+    if (flag || rc != MPI_SUCCESS)
+        direct_done(op, rc, &st);
+    return flag || rc != MPI_SUCCESS;
+}
+
+/* Start p on c's direct route: MPICH's nonblocking call, polled by a
+ * deferred record (ready mode is a standard send, as on the ghost route). */
+static int start_direct(struct csp_preq *p, struct csp_comm *c, struct csp_op **opp)
+{
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return csp_error(c->comm, CSP_E_NOMEM);
+    int recv = p->kind == CSP_OP_RECV;
+    if (recv)
+        csp_route_recv_begin(c); /* peer is not MPI_PROC_NULL here */
+    else if (p->peer != MPI_PROC_NULL)
+        c->sent++;
+    MPI_Request r = MPI_REQUEST_NULL;
+    CSP_UNLOCK();
+    int rc = recv           ? PMPI_Irecv(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+             : p->buffered  ? PMPI_Ibsend(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+             : p->kind == CSP_OP_SSEND ? PMPI_Issend(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+                                       : PMPI_Isend(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r);
+    CSP_LOCK();
+    if (rc != MPI_SUCCESS) {
+        if (recv)
+            csp_route_recv_end(c, 0);
+        csp_op_release(op);
+        return rc;
+    }
+    op->kind = p->kind;
+    op->state = CSP_OPS_POSTED;
+    op->poll = direct_poll;
+    op->flags |= CSP_OPF_DIRECT;
+    *inner(op) = r;
+    op->target_gen = (uint32_t)recv;
+    op->comm = c;
+    c->refs++;
+    csp_u.ndirect_ops++;
+    csp_u.n_direct++;
+    *opp = op;
+    return MPI_SUCCESS;
+}
+
+int csp_direct_op_wait(struct csp_op *op)
+{
+    if (op->state == CSP_OPS_DONE)
+        return MPI_SUCCESS;
+    MPI_Request r = *inner(op);
+    MPI_Status st;
+    CSP_UNLOCK();
+    int rc = csp_coop_wait(&r, &st);
+    CSP_LOCK();
+    *inner(op) = r;
+    direct_done(op, rc, &st);
+    return MPI_SUCCESS;
+}
+
+int csp_direct_op_cancel(struct csp_op *op)
+{
+    return op->state == CSP_OPS_DONE ? MPI_SUCCESS : PMPI_Cancel(inner(op));
+}
+
 /* Start p: post its operation. Arguments are checked here, as MPI_Start
  * would (a bad tag given to MPI_Send_init surfaces at MPI_Start). */
 static int start(struct csp_preq *p)
 {
     if (p->op)
         return csp_error(p->comm->comm, CSP_E_ACTIVE);
+    struct csp_comm *c = current(p);
     struct csp_op *op;
+    if (c->algo == CSP_ALGO_OFF && !(p->kind == CSP_OP_RECV && p->peer == MPI_PROC_NULL)) {
+        int rc = start_direct(p, c, &op);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        op->persistent = 1;
+        p->op = op;
+        return MPI_SUCCESS;
+    }
     if (p->buffered) {
         /* Buffered mode completes locally: the send goes out detached and
          * the request is complete at once, as MPI_Ibsend. */
@@ -175,7 +295,12 @@ int csp_preq_active(const struct csp_preq *p) { return p->op != NULL; }
 
 int csp_preq_poll(struct csp_preq *p) { return !p->op || csp_poll_op(p->op); }
 
-int csp_preq_wait(struct csp_preq *p) { return p->op ? csp_wait_op(p->op) : MPI_SUCCESS; }
+int csp_preq_wait(struct csp_preq *p)
+{
+    if (!p->op)
+        return MPI_SUCCESS;
+    return p->op->flags & CSP_OPF_DIRECT ? csp_direct_op_wait(p->op) : csp_wait_op(p->op);
+}
 
 static void preq_release(struct csp_preq *p)
 {
@@ -208,7 +333,10 @@ int csp_preq_free(struct csp_preq *p, MPI_Request *req)
 {
     if (p->op) {
         p->op->freed = 1;
-        csp_u.nfreed_pending++;
+        if (p->op->poll)
+            csp_defer_freed(p->op);
+        else
+            csp_u.nfreed_pending++;
         p->op = NULL;
     }
     preq_release(p);

@@ -213,6 +213,7 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     note_route(c, dest);
     op->comm = c;
     c->refs++;
+    c->sent++; /* route.c */
     *opp = op;
     return MPI_SUCCESS;
 }
@@ -246,8 +247,27 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
     }
     op->comm = c;
     c->refs++;
+    if (kind != CSP_OP_MRECV) /* route.c; a matched receive was counted at its probe */
+        c->pend_recv++;
     *opp = op;
     return MPI_SUCCESS;
+}
+
+/* Count a send straight to MPICH on c's direct route (route.c). */
+static inline void direct_sent(struct csp_comm *c, int dest)
+{
+    if (c && c->algo == CSP_ALGO_OFF && dest != MPI_PROC_NULL)
+        c->sent++;
+}
+
+/* A receive or blocking probe straight to MPICH on c's direct route:
+ * counted as pending (route.c) until csp_direct_recv_posted/_end. */
+static inline struct csp_comm *direct_recv(struct csp_comm *c, int src)
+{
+    if (!c || c->algo != CSP_ALGO_OFF || src == MPI_PROC_NULL)
+        return NULL;
+    csp_route_recv_begin(c);
+    return c;
 }
 
 /* Hand a fresh op to the application as a request, and submit it. */
@@ -279,6 +299,7 @@ int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
+        direct_sent(c, dest);
         CSP_UNLOCK();
         return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
                     : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
@@ -327,8 +348,11 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF) {
         csp_u.n_direct++;
+        struct csp_comm *d = direct_recv(c, src);
         CSP_UNLOCK();
-        return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+        rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+        csp_direct_recv_posted(d, rc, *req);
+        return rc;
     }
     struct csp_op *op;
     if (src == MPI_PROC_NULL) {
@@ -354,6 +378,7 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
+        direct_sent(c, dest);
         CSP_UNLOCK();
         if (csp_coop_owed()) { /* coop.c: MPICH must not spin on the ghost's core */
             MPI_Request r;
@@ -383,15 +408,20 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
         csp_u.n_direct++;
+        struct csp_comm *d = direct_recv(c, src);
         CSP_UNLOCK();
         /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
          * source 0 and tag 0 instead of MPI's empty status */
         if (src != MPI_PROC_NULL && csp_coop_owed()) {
             MPI_Request r;
             rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
-            return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, st);
+            if (rc == MPI_SUCCESS)
+                rc = csp_coop_wait(&r, st);
+        } else {
+            rc = PMPI_Recv(buf, count, dt, src, tag, comm, st);
         }
-        return PMPI_Recv(buf, count, dt, src, tag, comm, st);
+        csp_direct_recv_end(d, rc, 1);
+        return rc;
     }
     struct csp_op *op;
     if ((rc = csp_post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS) {
@@ -406,19 +436,28 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
                  int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
-    struct csp_comm *c;
+    struct csp_comm *c, *d = NULL;
     CSP_LOCK();
     c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF) {
+        direct_sent(c, dest);
+        d = direct_recv(c, src);
+    }
     CSP_UNLOCK();
     if (!c || c->algo == CSP_ALGO_OFF) {
+        int rc;
         if (src != MPI_PROC_NULL && csp_coop_owed()) { /* coop.c; csp_recv: MPI_PROC_NULL */
             MPI_Request r;
-            int rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
-                                    comm, &r);
-            return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, st);
+            rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                                comm, &r);
+            if (rc == MPI_SUCCESS)
+                rc = csp_coop_wait(&r, st);
+        } else {
+            rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                               comm, st);
         }
-        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm,
-                             st);
+        csp_direct_recv_end(d, rc, 1);
+        return rc;
     }
     MPI_Request r[2];
     int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
@@ -475,8 +514,11 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
     struct csp_comm *c = csp_comm_get(comm);
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
+        struct csp_comm *d = direct_recv(c, src); /* blocking: pending until it returns */
         CSP_UNLOCK();
-        return src == MPI_PROC_NULL ? PMPI_Probe(src, tag, comm, st) : csp_coop_probe(src, tag, comm, st);
+        rc = src == MPI_PROC_NULL ? PMPI_Probe(src, tag, comm, st) : csp_coop_probe(src, tag, comm, st);
+        csp_direct_recv_end(d, rc, 0);
+        return rc;
     }
     struct csp_op *op;
     if ((rc = csp_post_recv(CSP_OP_PROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
@@ -512,6 +554,7 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        direct_sent(c, dest);
         CSP_UNLOCK();
         return PMPI_Bsend(buf, count, dt, dest, tag, comm);
     }
@@ -540,6 +583,7 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        direct_sent(c, dest);
         CSP_UNLOCK();
         return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     }

@@ -63,6 +63,15 @@ struct csp_comm {
     int32_t *off;     /* [size] offset                                     */
     struct csp_rev *rev;
     int nrev;
+    /* Route counters since this entry was installed (route.c states the
+     * invariant a switch of route relies on). */
+    int64_t sent;      /* messages sent, not to MPI_PROC_NULL             */
+    int64_t matched;   /* receives completed with a message              */
+    int64_t pend_recv; /* receives and blocking probes not finished yet  */
+    uint8_t stuck;     /* something uncountable happened: never quiescent */
+    uint8_t watch;     /* the runtime looks at collectives on it (switch.go) */
+    uint32_t ncoll;    /* blocking collectives called on it while watched */
+    struct csp_comm *next; /* the entry that replaced this one (referenced) */
 };
 
 /* Tag layout (tagenc.Layout.Shifts). */
@@ -151,6 +160,12 @@ struct csp_user {
                                  nonblocking twins (zz_wrappers.c), so they
                                  still match each other                   */
 
+    /* direct receives followed to their completion (route.c) */
+    uint32_t ntrack;          /* tracked requests                          */
+    uint32_t ntrack_cancel;   /* of them, cancelled by the application     */
+    uint32_t nwatch;          /* entries with watch set: collectives look  */
+    uint32_t ndirect_ops;     /* live records of direct persistent starts  */
+
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
@@ -175,6 +190,41 @@ void csp_comm_unref(struct csp_comm *c);
 static inline struct csp_comm *csp_comm_get(MPI_Comm comm);
 int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -1 */
 
+/* ---- routes (route.c) ---- */
+/* Counting, with csp_u.lock held (route.c states the invariant). */
+struct csp_comm *csp_route_of(MPI_Comm comm); /* comm's entry if its route is direct */
+void csp_route_recv_begin(struct csp_comm *c); /* pend_recv++, takes a reference */
+void csp_route_recv_end(struct csp_comm *c, int matched); /* drops it */
+void csp_route_track(struct csp_comm *c, MPI_Request r);  /* follow r to its end */
+/* A finished operation record of the ghost route (engine.c finish, a
+ * cancelled held op) settles its counts. */
+void csp_route_op_done(struct csp_op *op);
+/* The same for calls made straight to MPICH, taking the lock: count a
+ * send before posting it; before a receive or a blocking probe, take its
+ * counted entry (NULL: nothing counted), then report the posted request
+ * (nonblocking) or the end (blocking). */
+void csp_direct_send(MPI_Comm comm, int dest);
+struct csp_comm *csp_direct_recv(MPI_Comm comm, int src);
+void csp_direct_recv_posted(struct csp_comm *c, int rc, MPI_Request r);
+void csp_direct_recv_end(struct csp_comm *c, int rc, int matched);
+/* A persistent request of MPICH's is bound to comm's direct route: the
+ * route can never be proved quiescent again (it is stuck there). */
+void csp_direct_pin(MPI_Comm comm);
+/* Completion calls on MPICH's requests: PMPI's, plus the end of tracked
+ * receives. The _locked forms are for callers holding csp_u.lock. */
+int csp_mpich_wait(MPI_Request *req, MPI_Status *st);
+int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st);
+int csp_mpich_test_locked(MPI_Request *req, int *flag, MPI_Status *st);
+int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
+int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
+int csp_mpich_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
+int csp_mpich_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
+int csp_mpich_testany_locked(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
+int csp_mpich_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
+int csp_mpich_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
+int csp_mpich_testsome_locked(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
+int csp_mpich_request_free(MPI_Request *req);
+int csp_mpich_cancel(MPI_Request *req);
 /* ---- posting (post.c) ---- */
 int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *req, int sync);
@@ -220,6 +270,12 @@ int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 int csp_start(MPI_Request *req);
 int csp_startall(int n, MPI_Request *reqs);
 
+/* A record of a persistent request started on the direct route
+ * (persist.c): deferred, polling MPICH's request. */
+#define CSP_OPF_DIRECT 0x8000u /* in csp_op.flags; never in a cell */
+int csp_direct_op_wait(struct csp_op *op);
+int csp_direct_op_cancel(struct csp_op *op);
+
 /* Persistent requests, for the Wait/Test family (persist.c). */
 struct csp_preq;
 struct csp_preq *csp_preq_of(MPI_Request r);
@@ -242,6 +298,7 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 /* Posting building blocks shared with message.c and persist.c (post.c).
  * csp_post_send's sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED. */
 #define CSP_SEND_BUFFERED 2
+#define CSP_SEND_READY 3 /* csp_send_init: MPI_Rsend_init (a standard send once started) */
 int csp_post_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                    struct csp_comm *c, struct csp_op **done);
 int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,

@@ -193,7 +193,7 @@ int csp_wait(MPI_Request *req, MPI_Status *st)
 int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
 {
     if (!ours(*req))
-        return PMPI_Test(req, flag, st);
+        return csp_mpich_test(req, flag, st);
     CSP_LOCK();
     csp_pump();
     int rc = MPI_SUCCESS;
@@ -276,7 +276,7 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
 {
     if (!any_ours(n, reqs))
-        return PMPI_Testall(n, reqs, flag, sts);
+        return csp_mpich_testall(n, reqs, flag, sts);
     CSP_LOCK();
     csp_pump();
     int pending = 0;
@@ -297,7 +297,7 @@ int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
         struct mask m;
         if ((rc = mask_init(&m, n, reqs)) != MPI_SUCCESS)
             return rc;
-        rc = PMPI_Testall(n, m.reqs, flag, sts);
+        rc = csp_mpich_testall(n, m.reqs, flag, sts);
         mask_done(&m, reqs);
     } else {
         *flag = 1;
@@ -341,7 +341,7 @@ static int test_any(struct any_arg *a)
         struct mask m;
         if ((a->rc = mask_init(&m, a->n, a->reqs)) != MPI_SUCCESS)
             return 1;
-        a->rc = PMPI_Testany(a->n, m.reqs, a->idx, a->flag, a->st);
+        a->rc = csp_mpich_testany_locked(a->n, m.reqs, a->idx, a->flag, a->st);
         mask_done(&m, a->reqs);
         if (a->rc == MPI_SUCCESS && *a->flag && *a->idx == MPI_UNDEFINED) {
             if (active)
@@ -354,7 +354,7 @@ static int test_any(struct any_arg *a)
     struct mask m;
     if ((a->rc = mask_init(&m, a->n, a->reqs)) != MPI_SUCCESS)
         return 1;
-    a->rc = PMPI_Testsome(a->n, m.reqs, a->outcount, a->idxs, a->st);
+    a->rc = csp_mpich_testsome_locked(a->n, m.reqs, a->outcount, a->idxs, a->st);
     mask_done(&m, a->reqs);
     if (a->rc != MPI_SUCCESS && a->rc != MPI_ERR_IN_STATUS)
         return 1;
@@ -393,7 +393,7 @@ static int any_ready(void *p)
 int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
 {
     if (!any_ours(n, reqs))
-        return PMPI_Testany(n, reqs, idx, flag, st);
+        return csp_mpich_testany(n, reqs, idx, flag, st);
     int f = 0;
     struct any_arg a = {.n = n, .reqs = reqs, .idx = idx, .flag = &f, .st = st};
     CSP_LOCK();
@@ -411,7 +411,7 @@ int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
 int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
 {
     if (!any_ours(n, reqs))
-        return PMPI_Testsome(n, reqs, outcount, idx, sts);
+        return csp_mpich_testsome(n, reqs, outcount, idx, sts);
     struct any_arg a = {.n = n, .reqs = reqs, .outcount = outcount, .idxs = idx, .st = sts, .some = 1};
     CSP_LOCK();
     int done = any_ready(&a);
@@ -425,7 +425,7 @@ int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
 int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
 {
     if (!any_ours(n, reqs))
-        return PMPI_Waitany(n, reqs, idx, st);
+        return csp_mpich_waitany(n, reqs, idx, st);
     int flag = 0;
     struct any_arg a = {.n = n, .reqs = reqs, .idx = idx, .flag = &flag, .st = st};
     CSP_LOCK();
@@ -437,7 +437,7 @@ int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
 int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
 {
     if (!any_ours(n, reqs))
-        return PMPI_Waitsome(n, reqs, outcount, idx, sts);
+        return csp_mpich_waitsome(n, reqs, outcount, idx, sts);
     struct any_arg a = {.n = n, .reqs = reqs, .outcount = outcount, .idxs = idx, .st = sts, .some = 1};
     CSP_LOCK();
     int rc = csp_block_until(any_ready, &a);
@@ -448,7 +448,7 @@ int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
 int csp_request_free(MPI_Request *req)
 {
     if (!ours(*req))
-        return PMPI_Request_free(req);
+        return csp_mpich_request_free(req);
     CSP_LOCK();
     int rc = MPI_SUCCESS;
     struct csp_preq *p = csp_preq_of(*req);
@@ -482,6 +482,8 @@ int csp_request_free(MPI_Request *req)
  * ghost (the operation then completes, cancelled or not). */
 static int cancel_op(struct csp_op *op)
 {
+    if (op->flags & CSP_OPF_DIRECT)
+        return csp_direct_op_cancel(op);
     if (op->poll)
         return MPI_SUCCESS; /* deferred: nothing to cancel (it completes) */
     if (op->state == CSP_OPS_HELD && csp_unhold(op)) {
@@ -496,6 +498,7 @@ static int cancel_op(struct csp_op *op)
         op->st_tag = MPI_ANY_TAG;
         op->st_bytes = 0;
         if (op->comm) {
+            csp_route_op_done(op);
             csp_comm_unref(op->comm);
             op->comm = NULL;
         }
@@ -511,7 +514,7 @@ static int cancel_op(struct csp_op *op)
 int csp_cancel(MPI_Request *req)
 {
     if (!ours(*req))
-        return PMPI_Cancel(req);
+        return csp_mpich_cancel(req);
     CSP_LOCK();
     int rc = MPI_SUCCESS;
     struct csp_preq *p = csp_preq_of(*req);

@@ -1,0 +1,483 @@
+/*
+ * route.c: what a switch of route needs to know, and the direct route.
+ *
+ * A communicator carries its point-to-point messages on one route at a
+ * time: through the ghosts (an offloaded plan) or straight to MPICH (the
+ * direct route, algo CSP_ALGO_OFF). A receive posted on one route never
+ * matches a message sent on the other, so the runtime may switch a
+ * communicator's route (internal/core/switch.go) only at a point where the
+ * old route is quiescent: every message sent on it has been received, and
+ * no receive posted on it still waits.
+ *
+ * Invariant: every member counts, in its entry, since the entry was
+ * installed, under csp_u.lock and before the message or receive can exist:
+ *   sent       messages sent (not to MPI_PROC_NULL, not cancelled);
+ *   matched    receives completed with a message (matched probes count at
+ *              the probe: the message is taken out of matching there);
+ *   pend_recv  receives posted and not completed yet.
+ * At a collective every member enters, so no member posts between the
+ * members' readings: sum(sent - matched) == 0 and sum(pend_recv) == 0
+ * over the members means no message and no receive is in flight. Anything
+ * the runtime cannot count (a receive request freed while active, a
+ * cancelled receive whose status nobody kept) marks the entry stuck: it
+ * never proves quiescent again (a switch then needs symmetric=true).
+ *
+ * Direct receives are MPICH's requests: they are tracked in a table
+ * (request handle -> entry) until a completion call returns them; every
+ * PMPI completion call on requests the application may hold goes through
+ * the csp_mpich_* wrappers below, which cost one test while nothing is
+ * tracked.
+ */
+#include "user.h"
+
+#include <stdlib.h>
+
+/* ---- the table of tracked direct receives ---- */
+
+#define TRK_CANCEL 0x1u /* MPI_Cancel was called on it */
+
+struct trk {
+    MPI_Request req; /* MPI_REQUEST_NULL: empty slot */
+    uint32_t flags;
+    struct csp_comm *comm; /* referenced */
+};
+
+static struct trk *trk;
+static uint32_t trk_mask; /* capacity - 1, or 0 before the first insert */
+
+static inline uint32_t trk_hash(MPI_Request r) { return ((uint32_t)r * 0x9e3779b1u) >> 7; }
+
+static int trk_grow(void)
+{
+    uint32_t cap = trk_mask ? (trk_mask + 1) * 2 : 64;
+    struct trk *t = malloc(cap * sizeof(*t));
+    if (!t)
+        return -1;
+    for (uint32_t i = 0; i < cap; i++)
+        t[i].req = MPI_REQUEST_NULL;
+    for (uint32_t i = 0; trk_mask && i <= trk_mask; i++) {
+        if (trk[i].req == MPI_REQUEST_NULL)
+            continue;
+        uint32_t j = trk_hash(trk[i].req) & (cap - 1);
+        while (t[j].req != MPI_REQUEST_NULL)
+            j = (j + 1) & (cap - 1);
+        t[j] = trk[i];
+    }
+    free(trk);
+    trk = t;
+    trk_mask = cap - 1;
+    return 0;
+}
+
+static struct trk *trk_find(MPI_Request r)
+{
+    if (!trk_mask)
+        return NULL;
+    for (uint32_t i = trk_hash(r) & trk_mask;; i = (i + 1) & trk_mask) {
+        if (trk[i].req == r)
+            return &trk[i];
+        if (trk[i].req == MPI_REQUEST_NULL)
+            return NULL;
+    }
+}
+
+/* Remove slot e (backward-shift deletion: no tombstones). */
+static void trk_remove(struct trk *e)
+{
+    uint32_t i = (uint32_t)(e - trk), j = i;
+    for (;;) {
+        trk[i].req = MPI_REQUEST_NULL;
+        for (;;) {
+            j = (j + 1) & trk_mask;
+            if (trk[j].req == MPI_REQUEST_NULL) {
+                csp_u.ntrack--;
+                return;
+            }
+            uint32_t home = trk_hash(trk[j].req) & trk_mask;
+            if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+                break;
+        }
+        trk[i] = trk[j];
+        i = j;
+    }
+}
+
+/* ---- counting, called with csp_u.lock held ---- */
+
+struct csp_comm *csp_route_of(MPI_Comm comm)
+{
+    struct csp_comm *c = csp_comm_get(comm);
+    return c && c->algo == CSP_ALGO_OFF ? c : NULL;
+}
+
+void csp_route_recv_begin(struct csp_comm *c)
+{
+    c->pend_recv++;
+    c->refs++;
+}
+
+void csp_route_recv_end(struct csp_comm *c, int matched)
+{
+    c->pend_recv--;
+    c->matched += matched != 0;
+    csp_comm_unref(c);
+}
+
+void csp_route_track(struct csp_comm *c, MPI_Request r)
+{
+    if ((csp_u.ntrack + 1) * 2 > (trk_mask ? trk_mask + 1 : 0) && trk_grow() != 0) {
+        /* Out of memory: the receive cannot be followed to its end. */
+        c->stuck = 1;
+        csp_route_recv_end(c, 0);
+        return;
+    }
+    uint32_t i = trk_hash(r) & trk_mask;
+    while (trk[i].req != MPI_REQUEST_NULL)
+        i = (i + 1) & trk_mask;
+    trk[i].req = r;
+    trk[i].flags = 0;
+    trk[i].comm = c; /* takes the reference csp_route_recv_begin took */
+    csp_u.ntrack++;
+}
+
+/* Did a receive that ended with err take its message? */
+static int consumed(int err)
+{
+    int cls = err;
+    if (err != MPI_SUCCESS)
+        PMPI_Error_class(err, &cls);
+    return cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE;
+}
+
+void csp_route_op_done(struct csp_op *op)
+{
+    struct csp_comm *c = op->comm;
+    if (!c)
+        return;
+    switch (op->kind) {
+    case CSP_OP_RECV:
+        /* Cancelled: no message taken. Failed other than by truncation:
+         * perhaps none either; counting it unmatched can only make the
+         * entry look busy for ever, never quiescent too early. */
+        c->pend_recv--;
+        c->matched += !op->st_cancelled && consumed(op->st_error);
+        break;
+    case CSP_OP_MPROBE:
+    case CSP_OP_IMPROBE:
+        c->pend_recv--;
+        c->matched += op->st_found && op->st_error == MPI_SUCCESS;
+        break;
+    case CSP_OP_PROBE:
+    case CSP_OP_IPROBE:
+        c->pend_recv--;
+        break;
+    }
+}
+
+/* ---- the direct route, for calls made straight to MPICH ---- */
+
+void csp_direct_send(MPI_Comm comm, int dest)
+{
+    if (dest == MPI_PROC_NULL || csp_u.ctab_used == 0)
+        return;
+    CSP_LOCK();
+    struct csp_comm *c = csp_route_of(comm);
+    if (c)
+        c->sent++;
+    CSP_UNLOCK();
+}
+
+struct csp_comm *csp_direct_recv(MPI_Comm comm, int src)
+{
+    if (src == MPI_PROC_NULL || csp_u.ctab_used == 0)
+        return NULL;
+    CSP_LOCK();
+    struct csp_comm *c = csp_route_of(comm);
+    if (c)
+        csp_route_recv_begin(c);
+    CSP_UNLOCK();
+    return c;
+}
+
+void csp_direct_recv_posted(struct csp_comm *c, int rc, MPI_Request r)
+{
+    if (!c)
+        return;
+    CSP_LOCK();
+    if (rc == MPI_SUCCESS && r != MPI_REQUEST_NULL)
+        csp_route_track(c, r);
+    else
+        csp_route_recv_end(c, 0);
+    CSP_UNLOCK();
+}
+
+void csp_direct_recv_end(struct csp_comm *c, int rc, int matched)
+{
+    if (!c)
+        return;
+    CSP_LOCK();
+    csp_route_recv_end(c, consumed(rc) && matched);
+    CSP_UNLOCK();
+}
+
+void csp_direct_pin(MPI_Comm comm)
+{
+    CSP_LOCK();
+    struct csp_comm *c = csp_route_of(comm);
+    if (c)
+        c->stuck = 1;
+    CSP_UNLOCK();
+}
+
+/* A tracked request r came back from a completion call with status st
+ * (NULL: the caller kept none). */
+static void trk_done(MPI_Request r, const MPI_Status *st)
+{
+    struct trk *e = trk_find(r);
+    if (!e)
+        return;
+    struct csp_comm *c = e->comm;
+    int matched = 1;
+    if (e->flags & TRK_CANCEL) {
+        csp_u.ntrack_cancel--;
+        int cancelled = 0;
+        if (st)
+            PMPI_Test_cancelled(st, &cancelled);
+        else
+            c->stuck = 1; /* cancelled or not: nobody knows */
+        matched = !cancelled;
+    }
+    trk_remove(e);
+    csp_route_recv_end(c, matched);
+}
+
+/* ---- completion calls on MPICH's requests ---- */
+
+/*
+ * Each wrapper saves the handles before the call: a tracked handle that
+ * the call set to MPI_REQUEST_NULL finished (MPICH nulls the nonpersistent
+ * requests it completes). When the caller keeps no statuses but a tracked
+ * receive was cancelled, the call writes statuses of ours, so that
+ * MPI_Test_cancelled can tell. The bookkeeping takes csp_u.lock unless the
+ * caller holds it (the _locked forms).
+ */
+struct scan {
+    MPI_Request before[32];
+    MPI_Request *saved;
+    MPI_Status stl[32];
+    MPI_Status *sts; /* what the call writes: the caller's, stl, or the heap */
+    MPI_Status *heap_sts;
+};
+
+static int scan_begin(struct scan *s, int n, const MPI_Request *reqs, MPI_Status *sts, int nsts)
+{
+    s->saved = n <= 32 ? s->before : malloc(sizeof(MPI_Request) * (size_t)n);
+    if (!s->saved)
+        return -1;
+    for (int i = 0; i < n; i++)
+        s->saved[i] = reqs[i];
+    s->sts = sts;
+    s->heap_sts = NULL;
+    if (sts == MPI_STATUSES_IGNORE && csp_u.ntrack_cancel) {
+        if (nsts <= 32)
+            s->sts = s->stl;
+        else if ((s->heap_sts = malloc(sizeof(MPI_Status) * (size_t)nsts)) != NULL)
+            s->sts = s->heap_sts;
+    }
+    return 0;
+}
+
+static void scan_free(struct scan *s)
+{
+    if (s->saved != s->before)
+        free(s->saved);
+    free(s->heap_sts);
+}
+
+/* Request i of the scan finished if the call nulled it; its status is
+ * status k of the call. */
+static void scan_one(const struct scan *s, const MPI_Request *reqs, int i, int k)
+{
+    if (s->saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
+        trk_done(s->saved[i], s->sts == MPI_STATUSES_IGNORE ? NULL : &s->sts[k]);
+}
+
+static void scan_all(struct scan *s, const MPI_Request *reqs, int n, int locked)
+{
+    if (!locked)
+        CSP_LOCK();
+    for (int i = 0; i < n; i++)
+        scan_one(s, reqs, i, i);
+    if (!locked)
+        CSP_UNLOCK();
+    scan_free(s);
+}
+
+/* Waitsome/Testsome: status k belongs to request idx[k]. */
+static void scan_some(struct scan *s, const MPI_Request *reqs, int outcount, const int *idx,
+                      int locked)
+{
+    if (!locked)
+        CSP_LOCK();
+    for (int k = 0; outcount != MPI_UNDEFINED && k < outcount; k++)
+        scan_one(s, reqs, idx[k], k);
+    if (!locked)
+        CSP_UNLOCK();
+    scan_free(s);
+}
+
+/* Waitany/Testany: one status, for request idx. */
+static void scan_any(struct scan *s, const MPI_Request *reqs, int idx, int locked)
+{
+    if (!locked)
+        CSP_LOCK();
+    if (idx != MPI_UNDEFINED)
+        scan_one(s, reqs, idx, 0);
+    if (!locked)
+        CSP_UNLOCK();
+    scan_free(s);
+}
+
+/* A single status argument as a status array of the scan. */
+static MPI_Status *as_array(MPI_Status *st)
+{
+    return st == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : st;
+}
+static MPI_Status *as_single(MPI_Status *sts)
+{
+    return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : sts;
+}
+
+int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
+        return PMPI_Waitall(n, reqs, sts);
+    int rc = PMPI_Waitall(n, reqs, s.sts);
+    scan_all(&s, reqs, n, 0);
+    return rc;
+}
+
+int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
+        return PMPI_Testall(n, reqs, flag, sts);
+    int rc = PMPI_Testall(n, reqs, flag, s.sts);
+    scan_all(&s, reqs, n, 0);
+    return rc;
+}
+
+int csp_mpich_wait(MPI_Request *req, MPI_Status *st)
+{
+    if (!csp_u.ntrack)
+        return PMPI_Wait(req, st);
+    return csp_mpich_waitall(1, req, as_array(st));
+}
+
+static int test1(MPI_Request *req, int *flag, MPI_Status *st, int locked)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, 1, req, as_array(st), 1) != 0)
+        return PMPI_Test(req, flag, st);
+    int rc = PMPI_Test(req, flag, as_single(s.sts));
+    scan_all(&s, req, 1, locked);
+    return rc;
+}
+
+int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st) { return test1(req, flag, st, 0); }
+int csp_mpich_test_locked(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    return test1(req, flag, st, 1);
+}
+
+int csp_mpich_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, n, reqs, as_array(st), 1) != 0)
+        return PMPI_Waitany(n, reqs, idx, st);
+    int rc = PMPI_Waitany(n, reqs, idx, as_single(s.sts));
+    scan_any(&s, reqs, *idx, 0);
+    return rc;
+}
+
+static int testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st, int locked)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, n, reqs, as_array(st), 1) != 0)
+        return PMPI_Testany(n, reqs, idx, flag, st);
+    int rc = PMPI_Testany(n, reqs, idx, flag, as_single(s.sts));
+    scan_any(&s, reqs, *flag ? *idx : MPI_UNDEFINED, locked);
+    return rc;
+}
+
+int csp_mpich_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
+{
+    return testany(n, reqs, idx, flag, st, 0);
+}
+int csp_mpich_testany_locked(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
+{
+    return testany(n, reqs, idx, flag, st, 1);
+}
+
+int csp_mpich_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
+        return PMPI_Waitsome(n, reqs, outcount, idx, sts);
+    int rc = PMPI_Waitsome(n, reqs, outcount, idx, s.sts);
+    scan_some(&s, reqs, *outcount, idx, 0);
+    return rc;
+}
+
+static int testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts, int locked)
+{
+    struct scan s;
+    if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
+        return PMPI_Testsome(n, reqs, outcount, idx, sts);
+    int rc = PMPI_Testsome(n, reqs, outcount, idx, s.sts);
+    scan_some(&s, reqs, *outcount, idx, locked);
+    return rc;
+}
+
+int csp_mpich_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
+{
+    return testsome(n, reqs, outcount, idx, sts, 0);
+}
+int csp_mpich_testsome_locked(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
+{
+    return testsome(n, reqs, outcount, idx, sts, 1);
+}
+
+int csp_mpich_request_free(MPI_Request *req)
+{
+    if (csp_u.ntrack) {
+        CSP_LOCK();
+        struct trk *e = trk_find(*req);
+        if (e) {
+            /* Whether and when it matches, nobody will know. */
+            struct csp_comm *c = e->comm;
+            if (e->flags & TRK_CANCEL)
+                csp_u.ntrack_cancel--;
+            c->stuck = 1;
+            trk_remove(e);
+            csp_route_recv_end(c, 0);
+        }
+        CSP_UNLOCK();
+    }
+    return PMPI_Request_free(req);
+}
+
+int csp_mpich_cancel(MPI_Request *req)
+{
+    if (csp_u.ntrack) {
+        CSP_LOCK();
+        struct trk *e = trk_find(*req);
+        if (e && !(e->flags & TRK_CANCEL)) {
+            e->flags |= TRK_CANCEL;
+            csp_u.ntrack_cancel++;
+        }
+        CSP_UNLOCK();
+    }
+    return PMPI_Cancel(req);
+}

@@ -1,0 +1,100 @@
+package user
+
+/*
+#include "user.h"
+
+// The counts of comm's current entry (route.c), under the caller's lock.
+static int csp_route_counts(MPI_Comm comm, int64_t out[3])
+{
+	struct csp_comm *c = csp_comm_get(comm);
+	if (!c)
+		return -1;
+	out[0] = c->sent - c->matched;
+	out[1] = c->pend_recv;
+	out[2] = c->stuck;
+	return 0;
+}
+
+// Look at (or stop looking at) the collectives on comm's entry.
+static void csp_route_watch(MPI_Comm comm, int on)
+{
+	CSP_LOCK();
+	struct csp_comm *c = csp_comm_get(comm);
+	if (c && (c->watch != 0) != (on != 0)) {
+		c->watch = (uint8_t)(on != 0);
+		if (on)
+			csp_u.nwatch++;
+		else
+			csp_u.nwatch--;
+	}
+	CSP_UNLOCK();
+}
+
+// Sum n int64 over comm. Under MPI_THREAD_MULTIPLE the caller holds the
+// lock (no post may slip in): a blocking Allreduce. Otherwise the
+// nonblocking one, waited for as MPICH's other requests are (coop.c:
+// lending the core to a ghost that has work).
+static int csp_route_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n)
+{
+	if (csp_u.multiple)
+		return PMPI_Allreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm);
+	MPI_Request r;
+	int rc = PMPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm, &r);
+	return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/casperii/casperii/internal/mpi"
+)
+
+// Counts are one member's route counters for a communicator (route.c):
+// what it sent and did not see received, what it has pending, and whether
+// it lost count.
+type Counts struct {
+	Unmatched int64 // messages sent minus receives completed with a message
+	Pending   int64 // receives and blocking probes not finished
+	Stuck     int64 // 1 if something could not be counted
+}
+
+// Quiescent reports whether counts summed over all members prove that no
+// message and no receive is in flight on the route.
+func (c Counts) Quiescent() bool { return c.Unmatched == 0 && c.Pending == 0 && c.Stuck == 0 }
+
+// CountsLocked returns this member's counts for comm's current entry; the
+// caller holds Lock.
+func CountsLocked(comm mpi.Comm) (Counts, error) {
+	var out [3]C.int64_t
+	if C.csp_route_counts(C.MPI_Comm(comm.Raw()), &out[0]) != 0 {
+		return Counts{}, fmt.Errorf("user: no entry for communicator %#x", uint32(comm.Raw()))
+	}
+	return Counts{int64(out[0]), int64(out[1]), int64(out[2])}, nil
+}
+
+// SumLocked sums in over comm's members into out (len(out) == len(in)); a
+// collective call. The caller holds Lock.
+func SumLocked(comm mpi.Comm, in, out []int64) error {
+	if len(in) == 0 || len(out) != len(in) {
+		return fmt.Errorf("user: SumLocked: %d values into %d", len(in), len(out))
+	}
+	rc := C.csp_route_sum(C.MPI_Comm(comm.Raw()), (*C.int64_t)(unsafe.Pointer(&in[0])),
+		(*C.int64_t)(unsafe.Pointer(&out[0])), C.int(len(in)))
+	if rc != C.MPI_SUCCESS {
+		return mpi.CodeError(int(rc), "MPI_Allreduce")
+	}
+	return nil
+}
+
+// Watch makes the blocking collectives on comm call the runtime
+// (csp_go_coll_check), or stops it.
+func Watch(comm mpi.Comm, on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.csp_route_watch(C.MPI_Comm(comm.Raw()), v)
+}
