@@ -87,7 +87,7 @@ func reduce(ws ...[]uint64) []uint64 {
 	return out
 }
 
-func ok(a info.Algorithm) Proposal { return Proposal{HintsValid: true, Quiet: true, Algorithm: a} }
+func ok(a info.Algorithm) Proposal { return Proposal{HintsValid: true, Algorithm: a} }
 
 func TestDecideAlgorithms(t *testing.T) {
 	l := twoNodes(t)
@@ -173,7 +173,7 @@ func TestDecideFallsBackToNoOffload(t *testing.T) {
 	require.Equal(t, info.NoOffload, pl.Algorithm)
 	require.Contains(t, pl.Reason, "disagree")
 
-	bad := Proposal{HintsValid: false, Quiet: true, Algorithm: info.TagEncoding}
+	bad := Proposal{HintsValid: false, Algorithm: info.TagEncoding}
 	pl, err = p.Decide(reduce(p.Words(ok(info.TagEncoding)), q.Words(bad)), m, opt, nil)
 	require.NoError(t, err)
 	require.Equal(t, info.NoOffload, pl.Algorithm)
@@ -212,23 +212,19 @@ func TestDecideReplace(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, old.Ctx, same.Ctx, "unchanged hints keep the plan")
 
-	invalid := Proposal{HintsValid: false, Quiet: true, Algorithm: info.Duplication}
+	invalid := Proposal{HintsValid: false, Algorithm: info.Duplication}
 	kept, err := p.Decide(p.Words(invalid), m, opt, &old)
 	require.NoError(t, err)
 	require.Equal(t, old, kept, "an invalid hint leaves a communicator's plan as it was")
 	require.Equal(t, 1, p.Free(info.TagEncoding))
 
-	busy := Proposal{HintsValid: true, Quiet: false, Algorithm: info.Duplication}
-	kept, err = p.Decide(p.Words(busy), m, opt, &old)
-	require.ErrorIs(t, err, ErrPending)
-	require.Equal(t, old.Algorithm, kept.Algorithm)
-	require.Equal(t, 1, p.Free(info.TagEncoding), "nothing released")
-
 	nw, err := p.Decide(p.Words(ok(info.Duplication)), m, opt, &old)
 	require.NoError(t, err)
 	require.Equal(t, info.Duplication, nw.Algorithm)
-	require.Equal(t, 2, p.Free(info.TagEncoding), "old context released")
+	require.Equal(t, 1, p.Free(info.TagEncoding), "the old plan keeps its context until the switch")
 	require.Equal(t, 0, p.Free(info.Duplication), "K=2: four slots")
+	p.Release(&old)
+	require.Equal(t, 2, p.Free(info.TagEncoding), "old context released by the caller")
 }
 
 func TestBitmap(t *testing.T) {

@@ -9,8 +9,7 @@ import (
 // Status bits of a Proposal: a member clears a bit to veto.
 const (
 	statusHintsValid uint64 = 1 << 0 // this member's hints parsed
-	statusQuiet      uint64 = 1 << 1 // no offloaded operation pending here
-	statusAll               = statusHintsValid | statusQuiet
+	statusAll               = statusHintsValid
 )
 
 // Proposal is one member's input to the plan of a communicator: what it
@@ -19,7 +18,6 @@ const (
 // uint64 words) and passes the result to Pool.Decide.
 type Proposal struct {
 	HintsValid bool           // this member's hints parsed without error
-	Quiet      bool           // no offloaded operation pending (for set_info)
 	Algorithm  info.Algorithm // what this member's hints select
 }
 
@@ -30,9 +28,6 @@ func (pool *Pool) Words(p Proposal) []uint64 {
 	status := uint64(0)
 	if p.HintsValid {
 		status |= statusHintsValid
-	}
-	if p.Quiet {
-		status |= statusQuiet
 	}
 	w := make([]uint64, 0, pool.words())
 	w = append(w, status, 1<<p.Algorithm)
@@ -81,18 +76,15 @@ type DecideOptions struct {
 	TagSpace bool
 }
 
-// ErrPending is returned by Decide when a member still has offloaded
-// operations pending and the plan would change (MPI_Comm_set_info).
-var ErrPending = fmt.Errorf("commexpand: offloaded operations are still pending on the communicator; complete them before changing wildcard_used")
-
 // Decide turns the reduced proposal words into the plan of a communicator
 // with members m and takes its slots and context from the pool. Every
 // member computes the same plan from the same words. When offload is
 // impossible or the members disagree, the plan is NoOffload with a Reason.
 // With replace non-nil (a hints change), invalid hints or an unchanged
-// algorithm keep *replace as it is; a plan that would differ while a member vetoed with
-// Quiet == false yields ErrPending and leaves everything as it was;
-// otherwise replace's resources are released and the new ones taken.
+// algorithm return *replace as it is; otherwise the new plan's resources
+// are taken and replace keeps its own: the communicator goes on using it
+// until the change of route takes effect (internal/core/switch.go), and
+// the caller then releases it (Release).
 func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *Plan) (Plan, error) {
 	if len(words) != pool.words() {
 		return Plan{}, fmt.Errorf("commexpand: %d proposal words, want %d", len(words), pool.words())
@@ -121,11 +113,8 @@ func (pool *Pool) Decide(words []uint64, m Members, opt DecideOptions, replace *
 	if want.Offloaded() {
 		pl.Reason = pool.assign(&pl, want, free, opt)
 	}
-	if replace != nil {
-		if status&statusQuiet == 0 && !samePlan(&pl, replace) {
-			return *replace, ErrPending
-		}
-		pool.Release(replace)
+	if replace != nil && samePlan(&pl, replace) {
+		return *replace, nil
 	}
 	if pl.Offloaded() {
 		if err := pool.take(&pl); err != nil {

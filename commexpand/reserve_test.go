@@ -17,13 +17,13 @@ func TestWithholdKeepsConcurrentPlansApart(t *testing.T) {
 	pool := NewPool(PoolConfig{Contexts: 4, DupSlots: 4, DupSrcSlots: 4})
 	opt := DecideOptions{TagSpace: true}
 
-	idup := pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding})
+	idup := pool.Words(Proposal{HintsValid: true, Algorithm: info.TagEncoding})
 	pool.Withhold(idup)
 	require.Equal(t, 0, pool.Free(info.TagEncoding))
 	require.Equal(t, 0, pool.Free(info.Duplication))
 
 	// A blocking plan in between finds nothing free and is not offloaded.
-	other, err := pool.Decide(pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding}), m, opt, nil)
+	other, err := pool.Decide(pool.Words(Proposal{HintsValid: true, Algorithm: info.TagEncoding}), m, opt, nil)
 	require.NoError(t, err)
 	require.False(t, other.Offloaded())
 
@@ -48,27 +48,27 @@ func TestNarrow(t *testing.T) {
 		}
 		return n
 	}
-	w := pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding})
+	w := pool.Words(Proposal{HintsValid: true, Algorithm: info.TagEncoding})
 	pool.Narrow(w, info.TagEncoding, 3)
 	require.Equal(t, [nKinds]int{3, 0, 0, 0}, count(w), "tag encoding offers 3 native contexts, nothing else")
 	require.Equal(t, []int{0, 1, 2}, pool.split(w)[kindCtxNative].lowest(3))
 
-	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.Duplication})
+	w = pool.Words(Proposal{HintsValid: true, Algorithm: info.Duplication})
 	pool.Narrow(w, info.Duplication, 66)
 	require.Equal(t, [nKinds]int{0, 0, 66, 0}, count(w))
 	require.True(t, pool.split(w)[kindDupNative].has(65) && !pool.split(w)[kindDupNative].has(66))
 
-	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.GhostMatch})
+	w = pool.Words(Proposal{HintsValid: true, Algorithm: info.GhostMatch})
 	pool.Narrow(w, info.GhostMatch, 5)
 	require.Equal(t, [nKinds]int{0, 5, 0, 0}, count(w))
 
-	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.NoOffload})
+	w = pool.Words(Proposal{HintsValid: true, Algorithm: info.NoOffload})
 	pool.Narrow(w, info.NoOffload, 10)
 	require.Equal(t, [nKinds]int{}, count(w), "a plan without offload withholds nothing")
 	require.Equal(t, uint64(statusAll), w[0], "status and algorithm words are kept")
 
 	// An idup that withholds a narrowed offer leaves the rest to others.
-	w = pool.Words(Proposal{HintsValid: true, Quiet: true, Algorithm: info.TagEncoding})
+	w = pool.Words(Proposal{HintsValid: true, Algorithm: info.TagEncoding})
 	pool.Narrow(w, info.TagEncoding, 9)
 	pool.Withhold(w)
 	require.Equal(t, 61, pool.Free(info.TagEncoding))

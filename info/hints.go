@@ -13,6 +13,7 @@ const (
 	KeyAsyncConfig     = "async_config"
 	KeyDatatypeUsed    = "datatype_used"
 	KeyOffloadMinMsgsz = "offload_min_msgsz"
+	KeySymmetric       = "symmetric"
 )
 
 // Hints are the CasperII hints set on a communicator (or on the info of
@@ -28,6 +29,7 @@ type Hints struct {
 	asyncOn   bool
 	datatypes Datatypes
 	minMsgsz  int64
+	symmetric bool
 }
 
 // keyBits has bit 1<<i set for the key at index i of hintKeys.
@@ -40,6 +42,7 @@ const (
 	asyncKey
 	datatypeKey
 	minMsgszKey
+	symmetricKey
 )
 
 // hintKeys describes every key: how to parse a value into Hints, how to
@@ -100,6 +103,15 @@ var hintKeys = [...]struct {
 		},
 		format: func(h Hints) string { return strconv.FormatInt(h.minMsgsz, 10) },
 		copy:   func(dst *Hints, src Hints) { dst.minMsgsz = src.minMsgsz },
+	},
+	symmetricKey: {
+		key: KeySymmetric,
+		parse: func(h *Hints, v string) (err error) {
+			h.symmetric, err = parseChoice(KeySymmetric, v, "true", "false")
+			return err
+		},
+		format: func(h Hints) string { return strconv.FormatBool(h.symmetric) },
+		copy:   func(dst *Hints, src Hints) { dst.symmetric = src.symmetric },
 	},
 }
 
@@ -204,6 +216,18 @@ func (h Hints) AsyncConfig() (on, set bool) {
 		return true, false
 	}
 	return h.asyncOn, true
+}
+
+// TakeSymmetric returns h without the symmetric key, and whether h set it
+// to true. symmetric=true (Casper's collective hint, given to
+// MPI_Comm_set_info) asserts that no message is in flight on the
+// communicator, so that a change of route may take effect at once; it is
+// an assertion about one call, never kept or inherited.
+func (h Hints) TakeSymmetric() (Hints, bool) {
+	sym := h.isSet(symmetricKey) && h.symmetric
+	h.set &^= 1 << symmetricKey
+	h.symmetric = false
+	return h, sym
 }
 
 // DatatypeUsed returns the datatype_used value and whether it is set. When

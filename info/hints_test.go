@@ -167,7 +167,7 @@ func TestParseAllOrNothing(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	assert.Equal(t, []string{"wildcard_used", "shmbuf_regist", "async_config", "datatype_used", "offload_min_msgsz"}, Keys())
+	assert.Equal(t, []string{"wildcard_used", "shmbuf_regist", "async_config", "datatype_used", "offload_min_msgsz", "symmetric"}, Keys())
 	k := Keys()
 	k[0] = "changed"
 	assert.Equal(t, "wildcard_used", Keys()[0], "Keys returns a copy")
@@ -229,4 +229,19 @@ func TestPairsRoundTrip(t *testing.T) {
 		assert.Equal(t, h, back, "%q via String", in)
 		assert.Equal(t, h.String(), back.String(), "canonical text is a fixed point")
 	}
+}
+
+func TestTakeSymmetric(t *testing.T) {
+	h := mustParse(t, "wildcard_used=none;symmetric=true")
+	rest, sym := h.TakeSymmetric()
+	assert.True(t, sym)
+	assert.Equal(t, mustParse(t, "wildcard_used=none"), rest, "the assertion is not kept")
+
+	_, sym = mustParse(t, "symmetric=false").TakeSymmetric()
+	assert.False(t, sym)
+	_, sym = mustParse(t, "wildcard_used=none").TakeSymmetric()
+	assert.False(t, sym)
+
+	_, err := Parse(Map{"symmetric": "maybe"})
+	assert.Error(t, err, "a bad value is an error (MPI_ERR_INFO_VALUE)")
 }

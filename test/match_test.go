@@ -3,6 +3,7 @@ package test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -47,7 +48,12 @@ func TestRandomizedMatching(t *testing.T) {
 				seed = 1000 + 100*round + i
 			}
 			t.Run(name, func(t *testing.T) {
-				compared += matchRun(t, prog, mode, fmt.Sprint(seed), (i+round)%2 == 1)
+				var opts []string
+				if (i+round)%2 == 1 {
+					opts = append(opts, "regist") // registered buffers: no bounce copies
+				}
+				n, _ := matchRun(t, prog, mode, fmt.Sprint(seed), matchMessages, opts...)
+				compared += n
 				runs++
 			})
 			if t.Failed() {
@@ -60,14 +66,13 @@ func TestRandomizedMatching(t *testing.T) {
 	}
 }
 
-// matchRun runs rmatch with seed in mode under plain MPI and under
-// CasperII, requires the two receive logs to be identical, and returns how
-// many receives it compared.
-func matchRun(t *testing.T, prog, mode, seed string, regist bool) int {
-	args := []string{seed, fmt.Sprint(matchMessages), mode}
-	if regist {
-		args = append(args, "regist") // registered buffers: no bounce copies
-	}
+// matchRun runs rmatch with seed, messages and opts (regist, switch) in
+// mode under plain MPI and under CasperII, requires the two receive logs
+// to be identical, and returns how many receives it compared and the
+// users' CSP_STATS lines.
+func matchRun(t *testing.T, prog, mode, seed string, messages int, opts ...string) (int, map[int]Stats) {
+	args := append([]string{seed, fmt.Sprint(messages), mode}, opts...)
+	regist := slices.Contains(opts, "regist")
 	ref := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: args, Preload: true,
 		Env: []string{"CSP_NG=0"}, Timeout: 180e9})
 	require.Zero(t, ref.ExitCode, "plain MPI run:\n%s", ref.Output())
@@ -76,7 +81,7 @@ func matchRun(t *testing.T, prog, mode, seed string, regist bool) int {
 	require.Zero(t, csp.ExitCode, "CasperII run:\n%s", csp.Output())
 
 	want, got := matchLog(ref.Stdout), matchLog(csp.Stdout)
-	require.GreaterOrEqual(t, len(want), matchMessages, "every message is logged")
+	require.GreaterOrEqual(t, len(want), messages, "every message is logged")
 	require.Equal(t, len(want), len(got), "receives logged")
 	for k := range want {
 		require.Equal(t, want[k], got[k], "receive %d differs from plain MPI", k)
@@ -90,7 +95,27 @@ func matchRun(t *testing.T, prog, mode, seed string, regist bool) int {
 			require.Zero(t, s.Bounce, "registered buffers need no bounce copy: %s", s.Fields.Line())
 		}
 	}
-	return len(want)
+	return len(want), stats
+}
+
+// TestRandomizedMatchingSwitch is TestRandomizedMatching with a change of
+// route in every phase (rmatch's switch option: async_config flipped at
+// seeded points, with the phase's receives posted or not), compared
+// message by message with plain MPI. Both routes carried messages and
+// switches were taken on every user.
+func TestRandomizedMatchingSwitch(t *testing.T) {
+	prog := CProg(t, "rmatch")
+	for i, mode := range matchModes {
+		t.Run(strings.ReplaceAll(mode, "|", "+"), func(t *testing.T) {
+			_, stats := matchRun(t, prog, mode, fmt.Sprint(2000+i), 2400, "switch")
+			for r, s := range stats {
+				n, ok := s.Fields.Int("switches")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				require.GreaterOrEqual(t, n, int64(10), "rank %d switched in most of the 50 phases: %s", r, s.Fields.Line())
+				require.Positive(t, s.Direct, "rank %d sent on the direct route too: %s", r, s.Fields.Line())
+			}
+		})
+	}
 }
 
 // matchLog returns rmatch's receive lines, sorted (ranks interleave).

@@ -17,14 +17,6 @@ type HintError struct{ Err error }
 func (e *HintError) Error() string { return "CasperII: " + e.Err.Error() }
 func (e *HintError) Unwrap() error { return e.Err }
 
-// PendingError is a hint change refused because offloaded operations are
-// still pending on the communicator (MPI_ERR_PENDING).
-type PendingError struct{}
-
-func (PendingError) Error() string {
-	return "CasperII: MPI_Comm_set_info cannot change wildcard_used or async_config while offloaded operations are pending on the communicator; complete them first"
-}
-
 // algorithm applies the environment's defaults to a communicator's hints
 // (Config.Algorithm, which casperii env uses too).
 func (r *runtime) algorithm(h info.Hints) info.Algorithm { return r.cfg.Algorithm(h) }
@@ -59,17 +51,25 @@ func (r *runtime) CommCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
 		return nil
 	}
 	h, herr := parseHints(inf)
-	return r.expand(newcomm, h.Inherit(r.hintsOf(parent)), herr, false)
+	return r.expand(newcomm, h.Inherit(r.hintsOf(parent)), herr)
 }
 
 // CommSetInfo applies MPI_Comm_set_info's hints to comm itself (and, by
-// inheritance, to communicators created from it later).
+// inheritance, to communicators created from it later). A change of route
+// takes effect when the communicator is quiescent (switch.go).
 func (r *runtime) CommSetInfo(comm mpi.Comm, inf mpi.Info) error {
 	if r == nil || r.role != RoleUser {
 		return nil
 	}
 	h, herr := parseHints(inf)
-	return r.expand(comm, h.Inherit(r.hintsOf(comm)), herr, true)
+	h, sym := h.TakeSymmetric()
+	r.mu.Lock()
+	st := r.comms[comm.Raw()]
+	r.mu.Unlock()
+	if st == nil {
+		return r.expand(comm, h, herr)
+	}
+	return r.reconfigure(comm, st, h.Inherit(st.hints), herr, sym)
 }
 
 // CommInfoPairs returns the CasperII hints to report in MPI_Comm_get_info:
@@ -125,17 +125,17 @@ func (r *runtime) reapZombies() {
 	r.zombies = kept
 }
 
-// expand plans comm: one Allreduce(BAND) over comm agrees on the algorithm
-// and the internal resources, then the fast path's entry is installed.
-// replace: comm already has a plan (MPI_Comm_set_info).
-func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, replace bool) error {
+// expand plans a new comm: one Allreduce(BAND) over comm agrees on the
+// algorithm and the internal resources, then the fast path's entry is
+// installed.
+func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 	rank, err := comm.Rank()
 	if err != nil {
 		return err
 	}
 	size, _ := comm.Size()
 	if inter, _ := comm.TestInter(); inter {
-		r.store(comm, &commState{hints: h, rank: rank})
+		r.store(comm, &commState{hints: h, rank: rank, inter: true})
 		return herr
 	}
 	grp, err := comm.Group()
@@ -162,22 +162,15 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, replace bool) 
 	alg := r.algorithm(h)
 	r.mu.Lock()
 	r.reapZombies()
-	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Quiet: !user.Pending(comm), Algorithm: alg})
+	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
 	r.mu.Unlock()
 	out := make([]uint64, len(words))
 	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
 		return err
 	}
 	r.mu.Lock()
-	var old *commexpand.Plan
-	if prev := r.comms[comm.Raw()]; replace && prev != nil {
-		old = &prev.plan
-	}
-	plan, derr := r.slots.Decide(out, members, commexpand.DecideOptions{TagSpace: r.tags != nil}, old)
+	plan, derr := r.slots.Decide(out, members, commexpand.DecideOptions{TagSpace: r.tags != nil}, nil)
 	r.mu.Unlock()
-	if errors.Is(derr, commexpand.ErrPending) {
-		return PendingError{}
-	}
 	if derr != nil {
 		return derr
 	}
@@ -185,7 +178,7 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, replace bool) 
 	if err := user.SetComm(comm, rank, &plan, regist); err != nil {
 		return err
 	}
-	r.store(comm, &commState{hints: h, plan: plan, rank: rank})
+	r.store(comm, &commState{hints: h, plan: plan, rank: rank, regist: regist})
 	if rank == 0 {
 		if plan.Reason != "" && alg.Offloaded() {
 			r.verbosef(1, "communicator %#x (%d ranks) not offloaded: %s", uint32(comm.Raw()), size, plan.Reason)
@@ -210,9 +203,6 @@ func ErrorClass(err error) int {
 	var he *HintError
 	if errors.As(err, &he) {
 		return mpi.ErrInfoValue
-	}
-	if errors.As(err, &PendingError{}) {
-		return mpi.ErrPending
 	}
 	return mpi.ClassOf(err)
 }

@@ -61,7 +61,7 @@ func (r *runtime) ProposeDup(parent mpi.Comm, inf mpi.Info) (*PendingPlan, []uin
 	alg := r.algorithm(p.hints)
 	r.mu.Lock()
 	r.reapZombies()
-	p.words = r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Quiet: true, Algorithm: alg})
+	p.words = r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
 	r.slots.Narrow(p.words, alg, idupSlack+resourcesNeeded(alg, p.members.K))
 	r.slots.Withhold(p.words)
 	r.mu.Unlock()
@@ -90,7 +90,7 @@ func (r *runtime) DecideDup(p *PendingPlan, newcomm mpi.Comm, reduced []uint64) 
 		return nil
 	}
 	if p.words == nil {
-		r.store(newcomm, &commState{hints: p.hints, rank: p.rank})
+		r.store(newcomm, &commState{hints: p.hints, rank: p.rank, inter: true})
 		return p.herr
 	}
 	if len(reduced) != len(p.words) {
@@ -107,7 +107,7 @@ func (r *runtime) DecideDup(p *PendingPlan, newcomm mpi.Comm, reduced []uint64) 
 	if err := user.SetComm(newcomm, p.rank, &plan, regist); err != nil {
 		return err
 	}
-	r.store(newcomm, &commState{hints: p.hints, plan: plan, rank: p.rank})
+	r.store(newcomm, &commState{hints: p.hints, plan: plan, rank: p.rank, regist: regist})
 	if p.rank == 0 {
 		if plan.Reason != "" && r.algorithm(p.hints).Offloaded() {
 			r.verbosef(1, "communicator %#x (idup, %d ranks) not offloaded: %s", uint32(newcomm.Raw()), len(p.members.Ghost), plan.Reason)

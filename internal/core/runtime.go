@@ -53,16 +53,21 @@ type runtime struct {
 	gctl      *channel.Ghost
 	myGhost   int
 
-	mu      sync.Mutex
-	comms   map[int32]*commState
-	zombies []zombie
+	mu       sync.Mutex
+	comms    map[int32]*commState
+	zombies  []zombie
+	switches int // changes of route taken, over all communicators (switch.go)
 }
 
 // commState is what the runtime keeps per user communicator.
 type commState struct {
-	hints info.Hints
-	plan  commexpand.Plan
-	rank  int
+	hints    info.Hints
+	plan     commexpand.Plan
+	rank     int
+	regist   bool           // the shmbuf_regist hint the entry was built with
+	inter    bool           // an intercommunicator: never offloaded
+	pending  *pendingSwitch // a change of route not taken yet (switch.go)
+	switches int            // changes of route taken
 }
 
 var rt *runtime
@@ -435,7 +440,7 @@ func (r *runtime) startUser() error {
 		// readConfig checked the value: a bad one failed Init already.
 		hints, _ = WorldHints(r.cfg.WorldHints)
 	}
-	return r.expand(r.userWorld, hints, nil, false)
+	return r.expand(r.userWorld, hints, nil)
 }
 
 // agreeLending decides whether this user lends its core to its ghost
@@ -490,8 +495,11 @@ func (r *runtime) printStats() {
 	use, _ := user.CurrentUsage(true)
 	s := user.CurrentStats()
 	urank, _ := r.userWorld.Rank()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d lends=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.Lends, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	r.mu.Lock()
+	switches := r.switches
+	r.mu.Unlock()
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d lends=%d switches=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.Lends, switches, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

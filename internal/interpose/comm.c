@@ -155,6 +155,15 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     return csp_ip_raise(c, csp_go_comm_set_info((int)c, (int)info));
 }
 
+CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm)
+{
+    CSP_LOCK();
+    struct csp_comm *c = csp_comm_get(comm);
+    int n = c && c->watch ? (int)++c->ncoll : 0;
+    CSP_UNLOCK();
+    return n ? csp_ip_raise(comm, csp_go_coll_check((int)comm, n)) : MPI_SUCCESS;
+}
+
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     MPI_Comm c = csp_ip_map(comm);

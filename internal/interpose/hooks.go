@@ -65,6 +65,11 @@ func csp_go_comm_set_info(c, inf C.int) C.int {
 	return C.int(codeOf(core.Current().CommSetInfo(comm(c), infoOf(inf))))
 }
 
+//export csp_go_coll_check
+func csp_go_coll_check(c, n C.int) C.int {
+	return C.int(codeOf(core.Current().CollCheck(comm(c), int(n))))
+}
+
 //export csp_go_comm_get_info
 func csp_go_comm_get_info(c, inf C.int) C.int {
 	out := infoOf(inf)

@@ -90,5 +90,20 @@ extern int csp_go_idup_decide(uintptr_t plan, int newcomm, uint64_t *reduced);
 extern int csp_go_alloc_regist(int info, int *regist);
 extern int csp_go_win_allocated(int win, int comm, int info);
 extern int csp_go_win_freeing(int win);
+extern int csp_go_coll_check(int comm, int n);
+
+/* ---- collectives (comm.c) ---- */
+
+/* A blocking collective on comm begins (every generated wrapper calls
+ * this first): while a change of its route is pending, the runtime may
+ * take it here (internal/core/switch.go). One test when nothing is
+ * pending anywhere. Errors go to comm's error handler. */
+CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm);
+static inline int csp_ip_coll(MPI_Comm comm)
+{
+    if (__builtin_expect(csp_u.nwatch != 0, 0))
+        return csp_ip_coll_slow(comm);
+    return MPI_SUCCESS;
+}
 
 #endif /* CASPERII_INTERPOSE_H */

@@ -64,6 +64,9 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -78,6 +81,9 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -92,6 +98,9 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -106,6 +115,9 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -120,6 +132,9 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -134,6 +149,9 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -148,6 +166,9 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int MPI_Barrier(MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Barrier(CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -162,6 +183,9 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Bcast(buffer, count, datatype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -176,6 +200,9 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -190,6 +217,9 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -204,6 +234,9 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -328,6 +361,9 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -342,6 +378,9 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -356,6 +395,9 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -370,6 +412,9 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -384,6 +429,9 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -398,6 +446,9 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -412,6 +463,9 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -421,6 +475,9 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -440,6 +497,9 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -454,6 +514,9 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -468,6 +531,9 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -702,6 +768,9 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -716,6 +785,9 @@ int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -730,6 +802,9 @@ int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -744,6 +819,9 @@ int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
 
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -758,6 +836,9 @@ int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -772,6 +853,9 @@ int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -786,6 +870,9 @@ int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Bcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -800,6 +887,9 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -814,6 +904,9 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -828,6 +921,9 @@ int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -947,6 +1043,9 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -961,6 +1060,9 @@ int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 
 int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -975,6 +1077,9 @@ int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 
 int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -989,6 +1094,9 @@ int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 
 int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1003,6 +1111,9 @@ int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1017,6 +1128,9 @@ int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1031,6 +1145,9 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1040,6 +1157,9 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1059,6 +1179,9 @@ int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Coun
 
 int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1073,6 +1196,9 @@ int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;
@@ -1087,6 +1213,9 @@ int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rs_ != MPI_SUCCESS)
+        return rs_;
     if (!csp_u.nbcoll)
         return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     MPI_Request r_;

@@ -4,8 +4,6 @@
  *
  *   ip_fatal tag      MPI_Isend with a tag above the exposed MPI_TAG_UB on
  *                     an offloaded communicator (MPI_ERR_TAG)
- *   ip_fatal setinfo  MPI_Comm_set_info(async_config=off) with an offloaded
- *                     send pending (refused: MPI_ERR_PENDING)
  *   ip_fatal hint     MPI_Comm_dup_with_info with wildcard_used=bogus
  *                     (MPI_ERR_INFO_VALUE)
  */
@@ -30,13 +28,6 @@ int main(int argc, char **argv)
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &p, &flag);
         ub = *p;
         MPI_Isend(&x, 1, MPI_INT, 0, ub + 1, comm, &r);
-    } else if (strcmp(what, "setinfo") == 0) {
-        if (rank == 0)
-            MPI_Isend(&x, 1, MPI_INT, 1, 7, comm, &r);
-        MPI_Info off;
-        MPI_Info_create(&off);
-        MPI_Info_set(off, "async_config", "off");
-        MPI_Comm_set_info(comm, off);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     printf("result rank=%d test=fatal what=%s survived=1\n", rank, what);

@@ -1,7 +1,7 @@
 /*
  * rmatch: seeded randomized matching test.
  *
- *   rmatch <seed> <messages> <wildcard_used value> [regist]
+ *   rmatch <seed> <messages> <wildcard_used value> [regist] [switch]
  *
  * Every rank derives the same schedule from the seed: phases of random
  * messages (sender, receiver, tag, size) and, at each receiver, one receive
@@ -16,6 +16,13 @@
  * messages arrive in order). So the log of what each receive got must be
  * identical under CasperII and under plain MPI (CSP_NG=0): the test
  * compares the two logs line by line.
+ *
+ * With switch, every phase also flips the communicator's async_config
+ * (MPI_Comm_set_info) at a seeded point: before anything is posted, or
+ * with the phase's nonblocking receives posted and nothing sent yet (the
+ * switch of route then waits for the phase's closing barrier,
+ * internal/core/switch.go). Only points where no blocking send can be
+ * waiting for the caller: set_info is collective.
  *
  * Output: one line per receive, "R <rank> <phase> <i> spec=<src>,<tag>
  * got=<src>,<tag>,<bytes> msg=<phase>.<id>", then "DONE <rank> <n>".
@@ -49,6 +56,17 @@ struct msg {
 
 static int rank, nprocs, anysrc_ok, anytag_ok;
 static MPI_Comm comm;
+static int async_on = 1;
+
+static void flip_async(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    async_on = !async_on;
+    MPI_Info_set(info, "async_config", async_on ? "on" : "off");
+    MPI_Comm_set_info(comm, info);
+    MPI_Info_free(&info);
+}
 
 static void fill(unsigned char *b, int n, int phase, int id)
 {
@@ -92,7 +110,11 @@ int main(int argc, char **argv)
     uint64_t seed = strtoull(argv[1], NULL, 10);
     int total = atoi(argv[2]);
     const char *mode = argv[3];
-    int regist = argc > 4 && strcmp(argv[4], "regist") == 0;
+    int regist = 0, switching = 0;
+    for (int i = 4; i < argc; i++) {
+        regist |= strcmp(argv[i], "regist") == 0;
+        switching |= strcmp(argv[i], "switch") == 0;
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -118,6 +140,9 @@ int main(int argc, char **argv)
     struct msg m[PHASE_MSGS];
     for (int phase = 0; phase < nphases; phase++) {
         int nm = PHASE_MSGS;
+        int flip_at = switching ? rint_(2) : -1; /* 0: now, 1: receives posted */
+        if (flip_at == 0)
+            flip_async();
         /* --- schedule, identical on every rank --- */
         int tagowner[64][MAXTAG]; /* per receiver, per tag: the only sender, -1 mixed, -2 none */
         int onesender[64];
@@ -219,6 +244,8 @@ int main(int argc, char **argv)
         /* A receive that never matches, cancelled. */
         MPI_Request never;
         MPI_Irecv(nb, 4, MPI_BYTE, rank, MAXTAG + 1, comm, &never);
+        if (flip_at == 1)
+            flip_async();
 
         /* --- my sends --- */
         unsigned char *sbuf[PHASE_MSGS];

@@ -1,0 +1,83 @@
+package test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// switchHints are the wildcard_used values that offload, with the
+// algorithm (csp_test_comm_algo's enum csp_algo) each selects.
+var switchHints = []struct {
+	hint string
+	algo string
+}{
+	{"none", "1"}, {"any_tag_same_tag", "2"}, {"any_src|any_tag_same_tag", "3"}, {"any_src", "4"},
+}
+
+var switchSections = []string{"repro", "inflight", "wild", "persist", "probe", "symmetric", "badvalue"}
+
+// MPI_Comm_set_info(async_config=on|off) is legal at any time
+// (test/cprogs/ip_switch.c, internal/core/switch.go): with messages in
+// flight in every direction, wildcard receives posted before a switch and
+// matched after it, persistent requests started across switches, and
+// every kind of probe, every message arrives in MPI's order with its
+// status right, on every offloading algorithm. The route really changes:
+// once nothing is in flight (after a barrier) the communicator takes the
+// route last asked for; a request made with messages in flight waits for
+// a later collective; symmetric=true takes effect in the call. Bad values
+// give MPI_ERR_INFO_VALUE. The same program passes under plain MPICH.
+func TestSwitchRoute(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	prog := CProg(t, "ip_switch")
+	for _, h := range switchHints {
+		t.Run(strings.ReplaceAll(h.hint, "|", "+"), func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{h.hint, "6", "262144"},
+				Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}, Preload: true, Timeout: 2 * time.Minute})
+			rs := relResults(t, res)
+			for _, s := range switchSections {
+				require.Len(t, Select(rs, "section="+s), l.Users(), "section %s:\n%s", s, res.Output())
+			}
+			routes := ParseLines(res.Stdout, "route")
+			at := func(point string) []Fields { return Select(routes, "at="+point) }
+			for _, f := range at("start") {
+				require.True(t, f.Match("algo="+h.algo), "offloaded at the start: %s", f.Line())
+			}
+			// The reproduction: off was asked with a send in flight, so the
+			// route changed at the barrier after the receive; on again with
+			// nothing in flight changes it in the call.
+			for _, f := range at("repro-after-barrier") {
+				require.True(t, f.Match("algo=0"), "switched off at the barrier: %s\n%s", f.Line(), res.Stderr)
+			}
+			for _, f := range at("repro-on-quiet") {
+				require.True(t, f.Match("algo="+h.algo), "switched on in the call: %s", f.Line())
+			}
+			// After every section's final barrier the route is the one asked.
+			for _, f := range routes {
+				if strings.HasSuffix(f["at"], "-end") || strings.HasPrefix(f["at"], "symmetric-") {
+					want := "0"
+					if f["asked"] == "on" {
+						want = h.algo
+					}
+					require.Equal(t, want, f["algo"], "route at %s: %s", f["at"], f.Line())
+				}
+			}
+			var switches int64
+			for r, s := range relStats(t, res, l.Users(), true) {
+				n, ok := s.Fields.Int("switches")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				switches += n
+			}
+			require.GreaterOrEqual(t, switches, int64(2*8), "every flip that found the route quiet, on both users")
+			require.Contains(t, res.Stderr, "requested; messages are in flight", "CSP_VERBOSE=1 says a switch waits")
+			require.Regexp(t, `switched \S+ -> \S+ at collective \d+ after the request`, res.Stderr, "and when it is taken")
+		})
+	}
+	t.Run("plain", func(t *testing.T) {
+		res := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{"any_src", "4", "262144"}})
+		rs := relResults(t, res)
+		require.Len(t, rs, 2*len(switchSections), res.Output())
+	})
+}
