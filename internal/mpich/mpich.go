@@ -92,7 +92,7 @@ func Lookup(name, path string) (string, error) {
 	}
 	var others []string
 	for _, cand := range candidates(name) {
-		for _, p := range lookPath(cand, path) {
+		for _, p := range LookPath(cand, path) {
 			impl, detail := Identify(name, p)
 			if impl == MPICH {
 				return p, nil
@@ -127,9 +127,10 @@ func Whose(impl, detail string) string {
 	return s
 }
 
-// lookPath returns every executable file called name in the absolute
-// directories of path, in order (exec.LookPath finds the first).
-func lookPath(name, path string) []string {
+// LookPath returns every executable file called name in the absolute
+// directories of path (a list in PATH's syntax), in order: exec.LookPath
+// returns the first of them for $PATH.
+func LookPath(name, path string) []string {
 	var found []string
 	seen := map[string]bool{}
 	for _, dir := range filepath.SplitList(path) {
