@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/casperii/casperii/internal/mpich"
 )
 
 //go:embed csrc/*.c csrc/*.h
@@ -47,16 +49,21 @@ func toolOutput(dir, name string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// BuildC compiles the embedded C sources with mpicc -O2 into a directory of
-// cache named by a hash of the sources and of `mpicc -show`, so a rebuild
-// happens only when either changes.
+// BuildC compiles the embedded C sources with MPICH's mpicc -O2
+// (internal/mpich: mpicc.mpich where Open MPI is the default) into a
+// directory of cache named by a hash of the sources, of that mpicc's path
+// and of its -show, so a rebuild happens only when one of them changes.
 func BuildC(cache string) (*Programs, error) {
-	show, err := toolOutput("", "mpicc", "-show")
+	mpicc, err := mpich.Find("mpicc")
+	if err != nil {
+		return nil, err
+	}
+	show, err := toolOutput("", mpicc, "-show")
 	if err != nil {
 		return nil, fmt.Errorf("mpicc not usable: %w", err)
 	}
 	h := sha256.New()
-	h.Write([]byte(show))
+	h.Write([]byte(mpicc + "\x00" + show))
 	names, _ := fs.Glob(csrc, "csrc/*")
 	sort.Strings(names)
 	for _, n := range names {
@@ -80,7 +87,7 @@ func BuildC(cache string) (*Programs, error) {
 		out := filepath.Join(dir, "osub-"+string(b))
 		if _, err := os.Stat(out); err != nil {
 			tmp := out + ".tmp"
-			if _, err := toolOutput(srcDir, "mpicc", "-O2", "-Wall", "-o", tmp, string(b)+".c"); err != nil {
+			if _, err := toolOutput(srcDir, mpicc, "-O2", "-Wall", "-o", tmp, string(b)+".c"); err != nil {
 				return nil, err
 			}
 			if err := os.Rename(tmp, out); err != nil {

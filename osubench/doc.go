@@ -5,7 +5,8 @@
 // (cspii-dup, wildcard_used=any_tag_same_tag).
 //
 // The benchmarks are small C MPI programs (csrc/, embedded, compiled with
-// mpicc into a cache directory), so the CasperII modes exercise the real
+// MPICH's mpicc into a cache directory and run with MPICH's mpiexec, both
+// found by internal/mpich), so the CasperII modes exercise the real
 // LD_PRELOAD path an application uses:
 //
 //	latency  nonblocking ping-pong: Isend + Irecv (post time), Waitall (wait time); Fig. 3(a,b)

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/internal/mpich"
 )
 
 // e2eRunner prepares a short latency run (touched, the default) of the
@@ -23,8 +24,8 @@ func e2eRunner(t *testing.T, lib string, modes ...string) *Runner {
 		t.Skip("end-to-end: runs mpiexec")
 	}
 	for _, tool := range []string{"mpiexec", "mpicc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("end-to-end: %s not found", tool)
+		if _, err := mpich.Find(tool); err != nil {
+			t.Skipf("end-to-end: %v", err)
 		}
 	}
 	ms, err := ParseModes(strings.Join(modes, ","))

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/casperii/casperii/internal/mpich"
 	"github.com/casperii/casperii/internal/proc"
 )
 
@@ -52,7 +53,7 @@ type Config struct {
 	QuietCores float64
 	Lib        string // "auto", "build" or a path
 	Cache      string
-	MPIExec    string
+	MPIExec    string    // "": MPICH's (internal/mpich finds it in Prepare)
 	Progress   io.Writer // nil: none
 	Argv       []string  // the command line, for the report
 }
@@ -106,9 +107,6 @@ func (c *Config) Defaults() {
 	}
 	if c.Cache == "" {
 		c.Cache = CacheDir()
-	}
-	if c.MPIExec == "" {
-		c.MPIExec = "mpiexec"
 	}
 	if c.Progress == nil {
 		c.Progress = io.Discard
@@ -244,7 +242,13 @@ func tmKey(t Transport, mode string) string { return string(t) + "/" + mode }
 func (r *Runner) Prepare() error {
 	c := &r.Cfg
 	c.Defaults()
-	if _, err := exec.LookPath(c.MPIExec); err != nil {
+	if c.MPIExec == "" {
+		p, err := mpich.Find("mpiexec")
+		if err != nil {
+			return err
+		}
+		c.MPIExec = p
+	} else if _, err := exec.LookPath(c.MPIExec); err != nil {
 		return fmt.Errorf("mpiexec not found: %w", err)
 	}
 	if err := os.MkdirAll(c.Cache, 0o755); err != nil {
@@ -787,7 +791,8 @@ func CollectEnv(c *Config, lib *Lib) *EnvInfo {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		e.Kernel = strings.TrimSpace(string(b))
 	}
-	if out, err := toolOutput("", "mpichversion"); err == nil {
+	if p, err := mpich.Find("mpichversion"); err == nil {
+		out, _ := toolOutput("", p)
 		var parts []string
 		for _, l := range strings.Split(out, "\n") {
 			if k, v, ok := strings.Cut(l, ":"); ok {
@@ -798,8 +803,10 @@ func CollectEnv(c *Config, lib *Lib) *EnvInfo {
 			}
 		}
 		e.MPICH = "MPICH " + strings.Join(parts, " ")
-	} else if out, err := toolOutput("", c.MPIExec, "--version"); err == nil {
-		e.MPICH = firstLine(out)
+	} else if c.MPIExec != "" {
+		if out, err := toolOutput("", c.MPIExec, "--version"); err == nil {
+			e.MPICH = firstLine(out)
+		}
 	}
 	e.Go = goVersion()
 	e.LoadStart = loadAvg()

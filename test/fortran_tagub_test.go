@@ -10,7 +10,7 @@ import (
 	"github.com/casperii/casperii/tagenc"
 )
 
-// linkedFortranProg compiles test/cprogs/<name>.f90 with mpifort, linked
+// linkedFortranProg compiles test/cprogs/<name>.f90 with MPICH's mpifort, linked
 // with -lcasperii before MPICH's libraries (mpifort appends its own after
 // ours) and an rpath to lib/, and returns the path of the program.
 func linkedFortranProg(t *testing.T, name string) string {
@@ -20,7 +20,7 @@ func linkedFortranProg(t *testing.T, name string) string {
 	dir := buildDir(t)
 	b := buildOnce("f-linked:"+name, func() (string, string, error) {
 		out := filepath.Join(dir, "f-linked-"+name)
-		return out, "", runTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"),
+		return out, "", mpichTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"),
 			"-L"+libDir, "-lcasperii", "-Wl,-rpath,"+libDir, "-o", out)
 	})
 	if b.err != nil {

@@ -41,6 +41,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/casperii/casperii/internal/mpich"
 	"github.com/casperii/casperii/internal/proc"
 	"github.com/casperii/casperii/internal/shellquote"
 )
@@ -215,8 +216,30 @@ func GoProg(t *testing.T, name string) string {
 	return b.path
 }
 
-// CProg compiles test/cprogs/<name>.c with mpicc -O2 and opts once per
-// distinct (name, opts) and returns the path of the program.
+// MPICH returns the path of MPICH's command name (mpicc, mpifort,
+// mpiexec), found as everything in the repository finds it
+// (internal/mpich: mpicc.mpich before an mpicc that Debian's alternatives
+// may point at Open MPI), and fails the test if there is none.
+func MPICH(t T, name string) string {
+	t.Helper()
+	p, err := mpich.Find(name)
+	if err != nil {
+		t.Fatalf("harness: %v", err)
+	}
+	return p
+}
+
+// mpichTool runs MPICH's command name (see MPICH) with args in dir.
+func mpichTool(dir, name string, args ...string) error {
+	p, err := mpich.Find(name)
+	if err != nil {
+		return err
+	}
+	return runTool(dir, p, args...)
+}
+
+// CProg compiles test/cprogs/<name>.c with MPICH's mpicc -O2 and opts once
+// per distinct (name, opts) and returns the path of the program.
 func CProg(t testing.TB, name string, opts ...string) string {
 	t.Helper()
 	r := Root(t)
@@ -227,7 +250,7 @@ func CProg(t testing.TB, name string, opts ...string) string {
 		out := filepath.Join(dir, "c-"+name+"-"+hex.EncodeToString(sum[:6]))
 		args := append([]string{"-O2", filepath.Join("test", "cprogs", name+".c")}, opts...)
 		args = append(args, "-o", out)
-		return out, "", runTool(r, "mpicc", args...)
+		return out, "", mpichTool(r, "mpicc", args...)
 	})
 	if b.err != nil {
 		t.Fatalf("harness: compiling C program %s: %v", name, b.err)
@@ -289,10 +312,7 @@ func run(t T, j Job, lib string) Result {
 	if j.Timeout <= 0 {
 		j.Timeout = DefaultTimeout
 	}
-	mpiexec, err := exec.LookPath("mpiexec")
-	if err != nil {
-		t.Fatalf("harness: mpiexec not found: %v", err)
-	}
+	mpiexec := MPICH(t, "mpiexec")
 	var genv []string
 	if j.Layout.NodeSize > 0 {
 		genv = append(genv, "CSP_NODE_SIZE="+strconv.Itoa(j.Layout.NodeSize))

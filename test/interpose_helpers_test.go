@@ -7,15 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// FortranProg compiles test/cprogs/<name>.f90 with mpifort -O2 once per test
-// binary and returns the path of the program.
+// FortranProg compiles test/cprogs/<name>.f90 with MPICH's mpifort -O2 once
+// per test binary and returns the path of the program.
 func FortranProg(t *testing.T, name string) string {
 	t.Helper()
 	r := Root(t)
 	dir := buildDir(t)
 	b := buildOnce("f:"+name, func() (string, string, error) {
 		out := filepath.Join(dir, "f-"+name)
-		return out, "", runTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"), "-o", out)
+		return out, "", mpichTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"), "-o", out)
 	})
 	if b.err != nil {
 		t.Fatalf("harness: compiling Fortran program %s: %v", name, b.err)

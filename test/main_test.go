@@ -3,15 +3,16 @@ package test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"testing"
+
+	"github.com/casperii/casperii/internal/mpich"
 )
 
 // TestMain removes the programs the tests built. (Only one TestMain may
 // exist in the package: add to this one.)
 func TestMain(m *testing.M) {
-	if _, err := exec.LookPath("mpiexec"); err != nil {
-		fmt.Fprintln(os.Stderr, "test: mpiexec is not in PATH; these tests run real MPI jobs (install MPICH)")
+	if _, err := mpich.Find("mpiexec"); err != nil {
+		fmt.Fprintf(os.Stderr, "test: these tests run real MPI jobs with MPICH: %v\n", err)
 		os.Exit(1)
 	}
 	code := m.Run()

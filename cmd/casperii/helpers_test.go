@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/internal/mpich"
 )
 
 // fakeLib compiles a shared library that defines MPI_Init (what
@@ -27,12 +30,13 @@ func fakeLib(t *testing.T) string {
 	return out
 }
 
-// mpiProg compiles a minimal MPI program with mpicc and returns its path.
+// mpiProg compiles a minimal MPI program with MPICH's mpicc and returns
+// its path.
 func mpiProg(t *testing.T) string {
 	t.Helper()
-	mpicc, err := exec.LookPath("mpicc")
+	mpicc, err := mpich.Find("mpicc")
 	if err != nil {
-		t.Skip("mpicc is not installed")
+		t.Skip(err)
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "hello.c")
@@ -67,6 +71,20 @@ func stubRunners(t *testing.T, ldd func(string) (string, error), version func(st
 	t.Cleanup(func() { lddRunner, versionRunner = oldLdd, oldVersion })
 }
 
+// stubMPICH makes findMPICH answer from tools (name -> path; a name not
+// in it is not installed) for one test.
+func stubMPICH(t *testing.T, tools map[string]string) {
+	t.Helper()
+	old := findMPICH
+	findMPICH = func(name string) (string, error) {
+		if p, ok := tools[name]; ok {
+			return p, nil
+		}
+		return "", fmt.Errorf("MPICH's %s is not on PATH (stub)", name)
+	}
+	t.Cleanup(func() { findMPICH = old })
+}
+
 func hydraVersion(string, ...string) (string, error) {
 	return "HYDRA build details:\n    Version:                                 4.0.2\n", nil
 }
@@ -76,13 +94,13 @@ func buffers() (stdio, *bytes.Buffer, *bytes.Buffer) {
 	return stdio{bytes.NewReader(nil), &out, &errb}, &out, &errb
 }
 
-// fortranProg compiles the Fortran source src with mpifort and returns the
-// program's path.
+// fortranProg compiles the Fortran source src with MPICH's mpifort and
+// returns the program's path.
 func fortranProg(t *testing.T, src string) string {
 	t.Helper()
-	mpifort, err := exec.LookPath("mpifort")
+	mpifort, err := mpich.Find("mpifort")
 	if err != nil {
-		t.Skip("mpifort is not installed")
+		t.Skip(err)
 	}
 	dir := t.TempDir()
 	f := filepath.Join(dir, "prog.f90")

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/casperii/casperii/internal/mpich"
 )
 
 // The MPI library the application must use: the one libcasperii.so is
@@ -136,7 +138,7 @@ func checkLddOutput(app, out string) (appMPI, error) {
 	}
 	for _, d := range deps {
 		if impl := otherMPI(d.name); impl != "" {
-			return a, fmt.Errorf("casperii: %s is linked to %s (%s), but libcasperii.so works with MPICH (%s) only; rebuild it with MPICH's mpicc/mpifort (mpicc -show names -lmpich)",
+			return a, fmt.Errorf("casperii: %s is linked to %s (%s), but libcasperii.so works with MPICH (%s) only; rebuild it with MPICH's mpicc/mpifort (mpicc.mpich and mpifort.mpich where Open MPI is the default)",
 				app, impl, d.name, mpichSoname)
 		}
 	}
@@ -209,34 +211,45 @@ var versionRunner = func(name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// checkLauncher checks that the mpiexec at path is MPICH's Hydra. A
-// launcher that does not say what it is passes (with warn set).
-func checkLauncher(word, path string) (warn string, err error) {
-	out, runErr := versionRunner(path, "--version")
-	first := firstLine(out)
-	switch {
-	case strings.Contains(out, "HYDRA"):
-		return "", nil
-	case strings.Contains(out, "Open MPI"), strings.Contains(out, "OpenRTE"), strings.Contains(out, "PRRTE"):
-		return "", fmt.Errorf("casperii: %s (%s) is Open MPI's launcher (%s); run the job with MPICH's mpiexec (mpiexec.hydra or mpiexec.mpich, or put MPICH's bin first in PATH)",
-			word, path, first)
-	case runErr != nil:
-		return fmt.Sprintf("casperii: warning: %s --version failed (%v); cannot tell whether %s is MPICH's Hydra", word, runErr, path), nil
-	}
-	return fmt.Sprintf("casperii: warning: %s --version does not mention HYDRA (%s); libcasperii.so is tested with MPICH's Hydra only", word, first), nil
-}
+// findMPICH finds MPICH's commands (internal/mpich); a variable for tests.
+var findMPICH = mpich.Find
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(l)
+// checkLauncher checks that the mpiexec at path (the command word given
+// as word) is MPICH's Hydra, by what its --version says. Any other
+// launcher is refused, naming MPICH's mpiexec to use instead: where Debian's
+// alternatives make Open MPI the default, a plain mpiexec is Open MPI's.
+func checkLauncher(word, path string) error {
+	out, runErr := versionRunner(path, "--version")
+	impl := mpich.Launcher(out)
+	if impl == mpich.MPICH {
+		return nil
+	}
+	var what string
+	switch first := mpich.FirstLine(out); {
+	case impl != "":
+		what = fmt.Sprintf("is %s's launcher (%s)", impl, first)
+	case runErr != nil:
+		what = fmt.Sprintf("does not say it is MPICH's Hydra (%s --version: %v)", word, runErr)
+	default:
+		what = fmt.Sprintf("is not MPICH's Hydra (%s --version: %s)", word, first)
+	}
+	fix := "install MPICH (apt-get install mpich) and run the job with its mpiexec.mpich"
+	if p, err := findMPICH("mpiexec"); err == nil && p != path {
+		fix = "run the job with MPICH's " + p
+	}
+	return fmt.Errorf("casperii: %s (%s) %s; %s", word, path, what, fix)
 }
 
 // mpichVersion returns MPICH's version and device from mpichversion, or
 // an explanation when it is not available.
 func mpichVersion() string {
-	out, err := versionRunner("mpichversion")
+	p, err := findMPICH("mpichversion")
 	if err != nil {
-		return fmt.Sprintf("unknown (mpichversion: %v)", err)
+		return fmt.Sprintf("unknown (%v)", err)
+	}
+	out, err := versionRunner(p)
+	if err != nil {
+		return fmt.Sprintf("unknown (%s: %v)", p, err)
 	}
 	var version, device string
 	for _, line := range strings.Split(out, "\n") {
@@ -254,8 +267,6 @@ func mpichVersion() string {
 	if version == "" {
 		return "unknown (mpichversion printed no version)"
 	}
-	if p, err := exec.LookPath("mpichversion"); err == nil {
-		device += ", " + filepath.Dir(p)
-	}
+	device += ", " + filepath.Dir(p)
 	return fmt.Sprintf("%s (%s)", version, strings.TrimPrefix(device, ", "))
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/internal/mpich/mpichtest"
 )
 
 // ldd on a program compiled with mpicc shows MPICH: accepted.
@@ -30,7 +32,7 @@ const lddOpenMPI = `	linux-vdso.so.1 (0x00007ffd6a5f2000)
 
 func TestCheckLddOutput(t *testing.T) {
 	_, err := checkLddOutput("./app", lddOpenMPI)
-	require.EqualError(t, err, "casperii: ./app is linked to Open MPI (libmpi.so.40), but libcasperii.so works with MPICH (libmpich.so.12) only; rebuild it with MPICH's mpicc/mpifort (mpicc -show names -lmpich)")
+	require.EqualError(t, err, "casperii: ./app is linked to Open MPI (libmpi.so.40), but libcasperii.so works with MPICH (libmpich.so.12) only; rebuild it with MPICH's mpicc/mpifort (mpicc.mpich and mpifort.mpich where Open MPI is the default)")
 
 	intel := "\tlibmpifort.so.12 => /opt/intel/mpi/lib/libmpifort.so.12 (0x1)\n\tlibmpi.so.12 => /opt/intel/mpi/lib/release/libmpi.so.12 (0x2)\n"
 	_, err = checkLddOutput("./app", intel)
@@ -77,21 +79,32 @@ func TestDefinesMPIInit(t *testing.T) {
 }
 
 func TestCheckLauncher(t *testing.T) {
+	stubMPICH(t, map[string]string{"mpiexec": "/usr/bin/mpiexec.mpich"})
 	stubRunners(t, nil, hydraVersion)
-	warn, err := checkLauncher("mpiexec", "/usr/bin/mpiexec")
-	require.NoError(t, err)
-	require.Empty(t, warn)
+	require.NoError(t, checkLauncher("mpiexec", "/usr/bin/mpiexec"))
 
-	stubRunners(t, nil, func(string, ...string) (string, error) {
-		return "mpiexec (OpenRTE) 4.1.2\n\nReport bugs to http://www.open-mpi.org/community/help/\n", nil
-	})
-	_, err = checkLauncher("mpirun", "/usr/bin/mpirun")
-	require.EqualError(t, err, "casperii: mpirun (/usr/bin/mpirun) is Open MPI's launcher (mpiexec (OpenRTE) 4.1.2); run the job with MPICH's mpiexec (mpiexec.hydra or mpiexec.mpich, or put MPICH's bin first in PATH)")
+	// Anything but Hydra is refused, naming MPICH's mpiexec.
+	for _, tc := range []struct {
+		out  string
+		err  error
+		want string
+	}{
+		{mpichtest.OpenMPIVersion, nil,
+			"casperii: mpirun (/usr/bin/mpirun) is Open MPI's launcher (mpiexec (OpenRTE) 4.1.4); run the job with MPICH's /usr/bin/mpiexec.mpich"},
+		{"something else 1.0\n", nil,
+			"casperii: mpirun (/usr/bin/mpirun) is not MPICH's Hydra (mpirun --version: something else 1.0); run the job with MPICH's /usr/bin/mpiexec.mpich"},
+		{"", errors.New("exit status 2"),
+			"casperii: mpirun (/usr/bin/mpirun) does not say it is MPICH's Hydra (mpirun --version: exit status 2); run the job with MPICH's /usr/bin/mpiexec.mpich"},
+	} {
+		stubRunners(t, nil, func(string, ...string) (string, error) { return tc.out, tc.err })
+		require.EqualError(t, checkLauncher("mpirun", "/usr/bin/mpirun"), tc.want)
+	}
 
-	stubRunners(t, nil, func(string, ...string) (string, error) { return "something else 1.0\n", nil })
-	warn, err = checkLauncher("mpiexec", "/x/mpiexec")
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(warn, "casperii: warning: mpiexec --version does not mention HYDRA (something else 1.0)"))
+	// No MPICH at all: install it.
+	stubMPICH(t, nil)
+	stubRunners(t, nil, func(string, ...string) (string, error) { return mpichtest.OpenMPIVersion, nil })
+	require.EqualError(t, checkLauncher("mpiexec", "/usr/bin/mpiexec"),
+		"casperii: mpiexec (/usr/bin/mpiexec) is Open MPI's launcher (mpiexec (OpenRTE) 4.1.4); install MPICH (apt-get install mpich) and run the job with its mpiexec.mpich")
 }
 
 func TestParseLdd(t *testing.T) {

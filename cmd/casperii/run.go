@@ -57,6 +57,11 @@ func prepare(args []string, st stdio, environ []string, finder libFinder) (launc
 	if err != nil {
 		return l, o, fmt.Errorf("casperii: %s: command not found; install MPICH's mpiexec (Hydra) or give the command's path", rest[0])
 	}
+	if j.mpiexec {
+		if err := checkLauncher(rest[0], cmdPath); err != nil {
+			return l, o, err
+		}
+	}
 	if j.unsure != "" {
 		c.warnings = append(c.warnings, fmt.Sprintf("casperii: warning: cannot tell the application from mpiexec's option %s; the MPICH check of the application is skipped", j.unsure))
 	}
@@ -106,15 +111,6 @@ func prepare(args []string, st stdio, environ []string, finder libFinder) (launc
 	}
 	if libM := libMPICH(lib.path); appMPICH != "" && libM != "" && !sameFile(appMPICH, libM) {
 		c.warnings = append(c.warnings, fmt.Sprintf("casperii: warning: the application loads %s but %s was linked against %s; use one MPICH installation for both", appMPICH, filepath.Base(lib.path), libM))
-	}
-	if j.mpiexec {
-		warn, err := checkLauncher(rest[0], cmdPath)
-		if err != nil {
-			return l, o, err
-		}
-		if warn != "" {
-			c.warnings = append(c.warnings, warn)
-		}
 	}
 	for _, w := range c.warnings {
 		fmt.Fprintln(st.err, w)

@@ -12,8 +12,9 @@ import (
 func TestVersion(t *testing.T) {
 	lib := fakeLib(t)
 	t.Setenv("CASPERII_LIB", lib)
+	stubMPICH(t, map[string]string{"mpichversion": "/opt/mpich/bin/mpichversion"})
 	stubRunners(t, nil, func(name string, args ...string) (string, error) {
-		require.Equal(t, "mpichversion", name)
+		require.Equal(t, "/opt/mpich/bin/mpichversion", name)
 		return "MPICH Version:      4.0.2\nMPICH Release date: Thu Apr  7 12:34:45 CDT 2022\nMPICH Device:       ch4:ucx\n", nil
 	})
 	old := gitDescribe
@@ -27,7 +28,7 @@ func TestVersion(t *testing.T) {
 	require.Len(t, lines, 4, out.String())
 	require.Equal(t, "casperii "+Version+" (v0.1.0-3-gabcdef1-dirty)", lines[0])
 	require.Regexp(t, `^go: +go1\.\d+.* linux/`, lines[1])
-	require.True(t, strings.HasPrefix(lines[2], "mpich:   4.0.2 (ch4:ucx"), lines[2])
+	require.Equal(t, "mpich:   4.0.2 (ch4:ucx, /opt/mpich/bin)", lines[2])
 	require.Equal(t, "library: "+lib+" (from $CASPERII_LIB)", lines[3])
 
 	// Without a revision it says why; a missing library is explained.

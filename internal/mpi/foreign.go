@@ -29,7 +29,7 @@ import "fmt"
 func ForeignMPI() string {
 	if s := C.csp_openmpi_symbol(); s != nil {
 		return fmt.Sprintf("this program runs on Open MPI (%s is defined), and CasperII works with MPICH only (libmpich.so.12): "+
-			"build the program with MPICH's mpicc or mpifort, or run it without lib/libcasperii.so", C.GoString(s))
+			"build the program with MPICH's mpicc or mpifort (mpicc.mpich, mpifort.mpich where Open MPI is the default), or run it without lib/libcasperii.so", C.GoString(s))
 	}
 	return ""
 }

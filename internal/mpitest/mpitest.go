@@ -59,7 +59,7 @@
 //
 //	MPITEST_NP            number of processes (overrides Main's nprocs); 0 runs the tests in place, without mpiexec
 //	MPITEST_TIMEOUT       job deadline, e.g. 90s, 5m, or 300 (seconds); 0 = none
-//	MPITEST_MPIEXEC       mpiexec to use (default: mpiexec from PATH)
+//	MPITEST_MPIEXEC       mpiexec to use (default: MPICH's, found by internal/mpich: mpiexec.mpich, else a Hydra mpiexec from PATH)
 //	MPITEST_MPIEXEC_ARGS  extra mpiexec arguments, space separated, before the binary
 //	MPITEST_OUTPUT        rank0 (default) or all
 package mpitest
@@ -79,6 +79,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/casperii/casperii/internal/mpich"
 )
 
 // Environment variables read by mpitest.
@@ -400,9 +402,9 @@ func Launch(cfg LaunchConfig) LaunchResult {
 	}
 	mpiexec := os.Getenv(EnvMPIExec)
 	if mpiexec == "" {
-		p, err := exec.LookPath("mpiexec")
+		p, err := mpich.Find("mpiexec")
 		if err != nil {
-			return fail("mpiexec not found in PATH (install MPICH or set %s): %v", EnvMPIExec, err)
+			return fail("%v (or set %s)", err, EnvMPIExec)
 		}
 		mpiexec = p
 	}
