@@ -155,6 +155,10 @@ func (pool *Pool) assign(pl *Plan, a info.Algorithm, free [nKinds]Bitmap, opt De
 	return ""
 }
 
+// Same reports whether pl and q are the same plan: the same algorithm on
+// the same internal resources.
+func (pl *Plan) Same(q *Plan) bool { return samePlan(pl, q) }
+
 func samePlan(a, b *Plan) bool {
 	if a.Algorithm != b.Algorithm || a.Ctx != b.Ctx || len(a.Slots) != len(b.Slots) {
 		return false

@@ -27,6 +27,7 @@ type Hints struct {
 	wildcard  Wildcard
 	shmbuf    bool
 	asyncOn   bool
+	asyncAuto bool // async_config=auto (asyncOn is then true)
 	datatypes Datatypes
 	minMsgsz  int64
 	symmetric bool
@@ -75,16 +76,27 @@ var hintKeys = [...]struct {
 	asyncKey: {
 		key: KeyAsyncConfig,
 		parse: func(h *Hints, v string) (err error) {
+			if equalFold(strings.TrimSpace(v), "auto") {
+				h.asyncOn, h.asyncAuto = true, true
+				return nil
+			}
+			h.asyncAuto = false
 			h.asyncOn, err = parseChoice(KeyAsyncConfig, v, "on", "off")
+			if err != nil {
+				err.(*ValueError).Accepted = []string{"on", "off", "auto"}
+			}
 			return err
 		},
 		format: func(h Hints) string {
-			if h.asyncOn {
+			switch {
+			case h.asyncAuto:
+				return "auto"
+			case h.asyncOn:
 				return "on"
 			}
 			return "off"
 		},
-		copy: func(dst *Hints, src Hints) { dst.asyncOn = src.asyncOn },
+		copy: func(dst *Hints, src Hints) { dst.asyncOn, dst.asyncAuto = src.asyncOn, src.asyncAuto },
 	},
 	datatypeKey: {
 		key: KeyDatatypeUsed,
@@ -217,6 +229,12 @@ func (h Hints) AsyncConfig() (on, set bool) {
 	}
 	return h.asyncOn, true
 }
+
+// AsyncAuto reports whether async_config is auto: the runtime chooses the
+// route by itself, from its self-profile (internal/core/auto.go); the
+// algorithm is the one on would select. Unset is not auto: the
+// environment's CSP_ASYNC_CONFIG decides then.
+func (h Hints) AsyncAuto() bool { return h.isSet(asyncKey) && h.asyncAuto }
 
 // TakeSymmetric returns h without the symmetric key, and whether h set it
 // to true. symmetric=true (Casper's collective hint, given to

@@ -114,9 +114,9 @@ func TestParseRejects(t *testing.T) {
 		{KeyShmbufRegist, "1", "true, false", ""},
 		{KeyShmbufRegist, "", "true, false", "empty value"},
 		{KeyShmbufRegist, "true|false", "true, false", ""},
-		{KeyAsyncConfig, "auto", "on, off", ""},
-		{KeyAsyncConfig, "onn", "on, off", ""},
-		{KeyAsyncConfig, " ", "on, off", "empty value"},
+		{KeyAsyncConfig, "automatic", "on, off, auto", ""},
+		{KeyAsyncConfig, "onn", "on, off, auto", ""},
+		{KeyAsyncConfig, " ", "on, off, auto", "empty value"},
 		{KeyDatatypeUsed, "basic", "predefined, derived, predefined|derived", ""},
 		{KeyDatatypeUsed, "predefined|", "predefined, derived, predefined|derived", "empty part"},
 		{KeyDatatypeUsed, "predefined|any", "predefined, derived, predefined|derived", `unknown part "any"`},
@@ -244,4 +244,16 @@ func TestTakeSymmetric(t *testing.T) {
 
 	_, err := Parse(Map{"symmetric": "maybe"})
 	assert.Error(t, err, "a bad value is an error (MPI_ERR_INFO_VALUE)")
+}
+
+func TestAsyncAuto(t *testing.T) {
+	h := mustParse(t, "async_config=Auto")
+	on, set := h.AsyncConfig()
+	assert.True(t, on && set, "auto offloads where the hints allow it")
+	assert.True(t, h.AsyncAuto())
+	assert.Equal(t, [][2]string{{"async_config", "auto"}}, h.Pairs())
+	assert.False(t, mustParse(t, "async_config=on").AsyncAuto())
+	assert.False(t, Hints{}.AsyncAuto(), "unset is not auto")
+	assert.False(t, mustParse(t, "async_config=off").Inherit(h).AsyncAuto(), "a later value replaces auto")
+	assert.True(t, Hints{}.Inherit(h).AsyncAuto(), "inherited")
 }

@@ -72,7 +72,7 @@ func TestSwitchRoute(t *testing.T) {
 			}
 			require.GreaterOrEqual(t, switches, int64(2*8), "every flip that found the route quiet, on both users")
 			require.Contains(t, res.Stderr, "requested; messages are in flight", "CSP_VERBOSE=1 says a switch waits")
-			require.Regexp(t, `switched \S+ -> \S+ at collective \d+ after the request`, res.Stderr, "and when it is taken")
+			require.Regexp(t, `switched \S+ -> \S+ at a collective`, res.Stderr, "and when it is taken")
 		})
 	}
 	t.Run("plain", func(t *testing.T) {
@@ -80,4 +80,49 @@ func TestSwitchRoute(t *testing.T) {
 		rs := relResults(t, res)
 		require.Len(t, rs, 2*len(switchSections), res.Output())
 	})
+}
+
+// The automatic choice (test/cprogs/ip_auto.c, internal/core/auto.go):
+// with async_config=auto (the hint, or CSP_ASYNC_CONFIG=auto), a
+// communicator whose traffic is small exchanges with nothing to overlap
+// stays on the direct route; 4 MiB exchanges overlapped with sleep go to
+// the ghosts; back to small exchanges it leaves them; exchanges
+// overlapped with compute on the CPU of a host whose cores the ghosts
+// share stay direct. Every message arrives; CSP_STATS reports the route
+// time.
+func TestAutoRoute(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	prog := CProg(t, "ip_auto")
+	for _, how := range []string{"hint", "env"} {
+		t.Run(how, func(t *testing.T) {
+			env := []string{"CSP_STATS=1", "CSP_VERBOSE=1"}
+			if how == "env" {
+				env = append(env, "CSP_ASYNC_CONFIG=auto")
+			}
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{how, "30"}, Env: env, Preload: true, Timeout: 3 * time.Minute})
+			require.Equal(t, 0, res.ExitCode, res.Output())
+			routes := ParseLines(res.Stdout, "route")
+			require.Len(t, routes, 4*l.Users(), res.Output())
+			for _, f := range routes {
+				require.True(t, f.Match("ok=1"), "every message: %s", f.Line())
+				want := "0"
+				if f["at"] == "sleep" {
+					want = "1" // tag encoding
+				}
+				require.Equal(t, want, f["algo"], "route after phase %s: %s\n%s", f["at"], f.Line(), res.Stderr)
+			}
+			// One line per auto communicator and rank (with env, the
+			// world too, which carries nothing and stays off).
+			most := map[string]int64{}
+			for _, f := range ParseLines(res.Stderr, "casperii-route") {
+				if n, _ := f.Int("switches"); f.Match("auto=true") && n > most[f["rank"]] {
+					most[f["rank"]] = n
+				}
+			}
+			require.Len(t, most, l.Users(), res.Stderr)
+			for r, n := range most {
+				require.GreaterOrEqual(t, n, int64(2), "rank %s: on for the sleep phase, off after it:\n%s", r, res.Stderr)
+			}
+		})
+	}
 }

@@ -57,7 +57,7 @@ func TestValidateMessages(t *testing.T) {
 		{[]string{"CSP_OFFLOAD_SHMQ_NCELLS=8"}, nil, job{},
 			"casperii: CSP_OFFLOAD_SHMQ_NCELLS=8 (from the environment) is not valid; use a cell count between 16 and 65536"},
 		{nil, nil, mpiexecJob("-genv", "CSP_ASYNC_CONFIG", "maybe", "-n", "4", "./a"),
-			"casperii: -genv CSP_ASYNC_CONFIG maybe (in the command) is not valid; use on or off"},
+			"casperii: -genv CSP_ASYNC_CONFIG maybe (in the command) is not valid; use on, off or auto"},
 		{nil, []string{"-hints", "wildcard_used=nne"}, job{},
 			`casperii: -hints wildcard_used=nne: wildcard_used="nne" is not valid; accepted: any_src, any_tag_same_tag, any_src|any_tag_same_tag, none (Casper spellings anysrc, anytag_notag also accepted)`},
 		{nil, []string{"-hints", "wildcard_used"}, job{},
@@ -149,7 +149,7 @@ func TestDescribeEnv(t *testing.T) {
 	b.Reset()
 	code = describeEnv(&b, []string{"CSP_ASYNC_CONFIG=sometimes"}, mustEnvOptions(t, "-lib", lib), finder)
 	require.Equal(t, exitUsage, code)
-	require.Contains(t, b.String(), "casperii: CSP_ASYNC_CONFIG=sometimes (from the environment) is not valid; use on or off")
+	require.Contains(t, b.String(), "casperii: CSP_ASYNC_CONFIG=sometimes (from the environment) is not valid; use on, off or auto")
 
 	b.Reset()
 	require.Equal(t, 0, describeEnv(&b, []string{"CSP_ANYSRC_OFFLOAD=0"}, mustEnvOptions(t, "-lib", lib), finder))

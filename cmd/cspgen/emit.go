@@ -152,9 +152,10 @@ func nonblockingTwin(p *Proto, byName map[string]*Proto) *Proto {
 	return nb
 }
 
-// emitLending writes a blocking collective. It first lets the runtime look
-// at the communicator (csp_ip_coll: a pending change of route may be
-// taken there, internal/core/switch.go). Then, in a job whose users lend
+// emitLending writes a blocking collective, its time counted in the
+// self-profile when that is on (internal/user/prof.c). It first lets the
+// runtime look at the communicator (csp_ip_coll: a pending change of route
+// may be taken there, internal/core/switch.go). Then, in a job whose users lend
 // their cores to their ghosts (csp_u.nbcoll, the same on every user: a
 // blocking collective does not match a nonblocking one), it runs as its
 // nonblocking twin and waits with csp_coop_wait, which lends the core
@@ -163,13 +164,15 @@ func nonblockingTwin(p *Proto, byName map[string]*Proto) *Proto {
 func emitLending(b *bytes.Buffer, p, nb *Proto) {
 	params, a := signature(p)
 	fmt.Fprintf(b, "\n%s %s(%s)\n{\n", p.Ret, p.Name, params)
+	b.WriteString("    uint64_t t_ = csp_prof_begin();\n    int rc_ = MPI_SUCCESS;\n")
 	for _, q := range p.Params {
 		if q.ByValueComm() {
-			fmt.Fprintf(b, "    int rs_ = csp_ip_coll(CSP_IP_MAP(%s));\n    if (rs_ != MPI_SUCCESS)\n        return rs_;\n", q.Name)
+			fmt.Fprintf(b, "    rc_ = csp_ip_coll(CSP_IP_MAP(%s));\n", q.Name)
 			break
 		}
 	}
-	fmt.Fprintf(b, "    if (!csp_u.nbcoll)\n        return P%s(%s);\n", p.Name, a)
-	fmt.Fprintf(b, "    MPI_Request r_;\n    int rc_ = P%s(%s, &r_);\n", nb.Name, a)
-	b.WriteString("    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);\n}\n")
+	fmt.Fprintf(b, "    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {\n        rc_ = P%s(%s);\n", p.Name, a)
+	fmt.Fprintf(b, "    } else if (rc_ == MPI_SUCCESS) {\n        MPI_Request r_;\n        rc_ = P%s(%s, &r_);\n", nb.Name, a)
+	b.WriteString("        if (rc_ == MPI_SUCCESS)\n            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);\n    }\n")
+	b.WriteString("    csp_prof_end_coll(t_);\n    return rc_;\n}\n")
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
@@ -100,14 +101,17 @@ func (r *runtime) CommFreed(comm mpi.Comm) {
 		return
 	}
 	delete(r.comms, comm.Raw())
-	r.zombies = append(r.zombies, zombie{entry: user.Detach(comm), plan: st.plan})
+	// It stays in its family, absent, until every member freed it
+	// (family.go); its resources wait for its last operations.
+	st.freed = true
+	r.zombies = append(r.zombies, zombie{entry: user.Detach(comm), plans: st.heldPlans()})
 	r.reapZombies()
 }
 
 // zombie is a freed communicator whose operations are still pending.
 type zombie struct {
 	entry user.Entry
-	plan  commexpand.Plan
+	plans []commexpand.Plan
 }
 
 // reapZombies releases the slots of freed communicators whose operations
@@ -120,7 +124,9 @@ func (r *runtime) reapZombies() {
 			continue
 		}
 		z.entry.Release()
-		r.slots.Release(&z.plan)
+		for i := range z.plans {
+			r.slots.Release(&z.plans[i])
+		}
 	}
 	r.zombies = kept
 }
@@ -135,7 +141,7 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 	}
 	size, _ := comm.Size()
 	if inter, _ := comm.TestInter(); inter {
-		r.store(comm, &commState{hints: h, rank: rank, inter: true})
+		r.store(comm, &commState{comm: comm, hints: h, rank: rank, inter: true})
 		return herr
 	}
 	grp, err := comm.Group()
@@ -175,10 +181,9 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 		return derr
 	}
 	regist, _ := h.ShmbufRegist()
-	if err := user.SetComm(comm, rank, &plan, regist); err != nil {
+	if err := r.install(comm, h, plan, rank, regist, false); err != nil {
 		return err
 	}
-	r.store(comm, &commState{hints: h, plan: plan, rank: rank, regist: regist})
 	if rank == 0 {
 		if plan.Reason != "" && alg.Offloaded() {
 			r.verbosef(1, "communicator %#x (%d ranks) not offloaded: %s", uint32(comm.Raw()), size, plan.Reason)
@@ -190,6 +195,37 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 		r.verbosef(1, "offload_min_msgsz=%d ignored: offload is decided per communicator, never per message", v)
 	}
 	return herr
+}
+
+// install builds the state of a new intracommunicator comm carried by
+// plan, installs its fast-path entry and puts it in its family (alone: a
+// family of its own). A communicator that chooses its route itself starts
+// on the direct route with plan reserved (auto.go).
+func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, rank int, regist, alone bool) error {
+	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now()}
+	if r.isAuto(h) && plan.Offloaded() {
+		st.auto, st.onPlan = true, plan
+		st.plan = commexpand.Plan{Algorithm: info.NoOffload, Members: plan.Members}
+	}
+	if err := user.SetComm(comm, rank, &st.plan, regist); err != nil {
+		r.mu.Lock()
+		r.slots.Release(&plan)
+		r.mu.Unlock()
+		return err
+	}
+	r.mu.Lock()
+	r.comms[comm.Raw()] = st
+	r.join(st, alone)
+	watched := st.fam.watched
+	r.mu.Unlock()
+	if st.auto {
+		user.ProfileOn(true)
+		r.watchFamily(st.fam)
+	}
+	if watched { // its collectives look at the family's pending choices too
+		user.Watch(comm, true)
+	}
+	return nil
 }
 
 func (r *runtime) store(comm mpi.Comm, st *commState) {

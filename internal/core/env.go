@@ -13,15 +13,17 @@ import (
 // MPI_Init. The names are Casper's where Casper has them, so an application
 // tuned for Casper runs unchanged.
 type Config struct {
-	NG           int  // CSP_NG: ghosts per node; 0 = pass-through
-	NodeSize     int  // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
-	PT2PT        bool // CSP_ASYNC_MODE includes pt2pt (the default)
-	AsyncOn      bool // CSP_ASYNC_CONFIG=on (default) | off
-	Verbose      int  // CSP_VERBOSE: 0 off, 1 warnings and configuration, 2+ more
-	Stats        bool // CSP_STATS=1: print per-user counters at MPI_Finalize
-	Cells        int  // CSP_OFFLOAD_SHMQ_NCELLS: post cells per user
-	CommPool     int  // CSP_COMM_POOL: internal communicators for duplication (0 = automatic)
-	ArenaShift   int  // CSP_HEAP_ARENA: log2 of a heap arena
+	NG           int    // CSP_NG: ghosts per node; 0 = pass-through
+	NodeSize     int    // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
+	PT2PT        bool   // CSP_ASYNC_MODE includes pt2pt (the default)
+	AsyncOn      bool   // CSP_ASYNC_CONFIG=on (default) | off | auto (AsyncOn and AsyncAuto)
+	AsyncAuto    bool   // CSP_ASYNC_CONFIG=auto: communicators without async_config choose their route themselves
+	Calibration  string // CSP_CALIBRATION: the calibration file of the automatic choice (empty: built in)
+	Verbose      int    // CSP_VERBOSE: 0 off, 1 warnings and configuration, 2+ more
+	Stats        bool   // CSP_STATS=1: print per-user counters at MPI_Finalize
+	Cells        int    // CSP_OFFLOAD_SHMQ_NCELLS: post cells per user
+	CommPool     int    // CSP_COMM_POOL: internal communicators for duplication (0 = automatic)
+	ArenaShift   int    // CSP_HEAP_ARENA: log2 of a heap arena
 	MinMsgsz     int64
 	MinMsgsSet   bool // CSP_OFFLOAD_MIN_MSGSZ was given (ignored, reported)
 	SpinIters    int  // CSP_WAIT_SPIN: busy polls before a waiting user yields
@@ -142,9 +144,12 @@ func readConfig(getenv func(string) string) (Config, error) {
 	case "", "on":
 	case "off":
 		c.AsyncOn = false
+	case "auto":
+		c.AsyncAuto = true
 	default:
-		return c, &ConfigError{Var: "CSP_ASYNC_CONFIG", Value: v, Want: "use on or off"}
+		return c, &ConfigError{Var: "CSP_ASYNC_CONFIG", Value: v, Want: "use on, off or auto"}
 	}
+	c.Calibration = strings.TrimSpace(getenv("CSP_CALIBRATION"))
 	switch v := strings.TrimSpace(getenv("CSP_VERBOSE")); {
 	case v == "" || v == "0":
 	case v == "1" || v == "y" || v == "Y" || v == "yes":

@@ -147,12 +147,22 @@ var envDocs = map[string]EnvDoc{
 			}
 			return "rma (no pt2pt offload)"
 		}},
-	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on",
+	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on; auto: each communicator whose hints allow it switches offload on and off by itself, from its self-profile",
 		Show: func(c Config) string {
-			if c.AsyncOn {
+			switch {
+			case c.AsyncAuto:
+				return "auto"
+			case c.AsyncOn:
 				return "on"
 			}
 			return "off"
+		}},
+	"CSP_CALIBRATION": {Meaning: "the calibration file of async_config=auto (written by casperii calibrate); unset: figures measured on the development machine",
+		Show: func(c Config) string {
+			if c.Calibration == "" {
+				return "built in"
+			}
+			return c.Calibration
 		}},
 	"CSP_VERBOSE": {Meaning: "messages on stderr: 0 off, 1 (or y, err, warn, conf_g) warnings and configuration, 2 (info, conf_comm) more",
 		Show: func(c Config) string { return fmt.Sprint(c.Verbose) }},

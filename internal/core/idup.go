@@ -7,7 +7,6 @@ import (
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
 	"github.com/casperii/casperii/internal/mpi"
-	"github.com/casperii/casperii/internal/user"
 )
 
 // PendingPlan is the plan of a communicator being duplicated nonblockingly
@@ -90,7 +89,7 @@ func (r *runtime) DecideDup(p *PendingPlan, newcomm mpi.Comm, reduced []uint64) 
 		return nil
 	}
 	if p.words == nil {
-		r.store(newcomm, &commState{hints: p.hints, rank: p.rank, inter: true})
+		r.store(newcomm, &commState{comm: newcomm, hints: p.hints, rank: p.rank, inter: true})
 		return p.herr
 	}
 	if len(reduced) != len(p.words) {
@@ -104,10 +103,11 @@ func (r *runtime) DecideDup(p *PendingPlan, newcomm mpi.Comm, reduced []uint64) 
 		return derr
 	}
 	regist, _ := p.hints.ShmbufRegist()
-	if err := user.SetComm(newcomm, p.rank, &plan, regist); err != nil {
+	// A family of its own: an idup completes at a time of its own on each
+	// member, so its place among its group's communicators is not agreed.
+	if err := r.install(newcomm, p.hints, plan, p.rank, regist, true); err != nil {
 		return err
 	}
-	r.store(newcomm, &commState{hints: p.hints, plan: plan, rank: p.rank, regist: regist})
 	if p.rank == 0 {
 		if plan.Reason != "" && r.algorithm(p.hints).Offloaded() {
 			r.verbosef(1, "communicator %#x (idup, %d ranks) not offloaded: %s", uint32(newcomm.Raw()), len(p.members.Ghost), plan.Reason)

@@ -56,18 +56,33 @@ type runtime struct {
 	mu       sync.Mutex
 	comms    map[int32]*commState
 	zombies  []zombie
-	switches int // changes of route taken, over all communicators (switch.go)
+	switches int                // changes of route taken, over all communicators (switch.go)
+	families map[string]*family // by group (family.go)
+	famList  []*family          // every family, singletons too
+	model    *model             // the automatic choice's (auto.go)
 }
 
 // commState is what the runtime keeps per user communicator.
 type commState struct {
+	comm     mpi.Comm
 	hints    info.Hints
-	plan     commexpand.Plan
+	plan     commexpand.Plan // the route in use
 	rank     int
 	regist   bool           // the shmbuf_regist hint the entry was built with
 	inter    bool           // an intercommunicator: never offloaded
 	pending  *pendingSwitch // a change of route not taken yet (switch.go)
 	switches int            // changes of route taken
+	// The automatic choice (auto.go): the offloaded plan, reserved while
+	// the communicator is off.
+	auto       bool
+	onPlan     commexpand.Plan
+	onVotes    int // evaluations in a row that wanted offload on
+	onFailures int // offload periods that ended because offload cost more
+	// Its family (family.go): freed here, and freed by every member.
+	fam            *family
+	freed, retired bool
+	routeNS        [2]int64  // time off and on (CSP_STATS)
+	since          time.Time // the last change of route
 }
 
 var rt *runtime
@@ -408,6 +423,11 @@ func (r *runtime) runGhost() {
 // startUser starts the fast path and plans COMM_USER_WORLD.
 func (r *runtime) startUser() error {
 	wait := waitPolicy(r.cfg, r.hostSize, r.hostCPUs())
+	m, err := newModel(r.cfg, oversubscribed(r.hostSize, r.hostCPUs()) != "")
+	if err != nil {
+		return err
+	}
+	r.model, r.families = m, map[string]*family{}
 	if r.cfg.Verbose >= 2 {
 		r.logf("user %d: waits poll %d times, yield %d times, then sleep (%s)", r.wrank, wait.Spin, wait.Yield, wait.Why)
 	}
@@ -469,6 +489,10 @@ func Finalize() error {
 	var err error
 	if r.role != RoleGhost && r.cfg.Stats {
 		r.printStats()
+		if r.role == RoleUser {
+			urank, _ := r.userWorld.Rank()
+			r.printRoutes(urank)
+		}
 	}
 	if r.role == RoleUser {
 		if uerr := user.Finish(); uerr != nil {

@@ -7,42 +7,42 @@
 
 int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
-    return csp_wait(req, st);
+    CSP_IP_TIMED(csp_wait(req, st));
 }
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {
-    return csp_test(req, flag, st);
+    CSP_IP_TIMED(csp_test(req, flag, st));
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
-    return csp_waitall(n, reqs, sts);
+    CSP_IP_TIMED(csp_waitall(n, reqs, sts));
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
-    return csp_testall(n, reqs, flag, sts);
+    CSP_IP_TIMED(csp_testall(n, reqs, flag, sts));
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
-    return csp_waitany(n, reqs, idx, st);
+    CSP_IP_TIMED(csp_waitany(n, reqs, idx, st));
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
 {
-    return csp_testany(n, reqs, idx, flag, st);
+    CSP_IP_TIMED(csp_testany(n, reqs, idx, flag, st));
 }
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
 {
-    return csp_waitsome(n, reqs, outcount, idx, sts);
+    CSP_IP_TIMED(csp_waitsome(n, reqs, outcount, idx, sts));
 }
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
 {
-    return csp_testsome(n, reqs, outcount, idx, sts);
+    CSP_IP_TIMED(csp_testsome(n, reqs, outcount, idx, sts));
 }
 
 int MPI_Request_free(MPI_Request *req)

@@ -50,6 +50,16 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
     return on;
 }
 
+/* Return call's code, its time counted in the self-profile when it is on
+ * (internal/user/prof.c): for the calls that may wait or block. */
+#define CSP_IP_TIMED(call)                                                                         \
+    do {                                                                                           \
+        uint64_t t_ = csp_prof_begin();                                                            \
+        int rc_ = (call);                                                                          \
+        csp_prof_end(t_);                                                                          \
+        return rc_;                                                                                \
+    } while (0)
+
 /* ---- helpers (comm.c, p2p.c, complete.c) ---- */
 
 /* Report code through comm's error handler (if code is an error) and

@@ -101,7 +101,7 @@ static int isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
                      MPI_Request *req)
 {
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, scount, stype);
         struct csp_comm *d = csp_direct_recv(c, src);
         int rc = PMPI_Isendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
                                 req);
@@ -116,7 +116,7 @@ static int isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, in
                              int rtag, MPI_Comm c, MPI_Request *req)
 {
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, count, dt);
         struct csp_comm *d = csp_direct_recv(c, src);
         int rc = PMPI_Isendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, req);
         csp_direct_recv_posted(d, rc, *req);
@@ -154,7 +154,7 @@ int MPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int 
                          rtag, c, req);
     if (csp_ip_offloaded(c))
         return csp_error(c, CSP_E_TOO_BIG);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, scount, stype);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
                               req);
@@ -170,7 +170,7 @@ int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int des
         return isendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, req);
     if (csp_ip_offloaded(c))
         return csp_error(c, CSP_E_TOO_BIG);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, req);
     csp_direct_recv_posted(d, rc, *req);

@@ -55,7 +55,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     MPI_Comm c = csp_ip_map(comm);
     if (csp_ip_offloaded(c))
         return csp_isend(buf, count, dt, dest, tag, c, req, 0);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     return PMPI_Irsend(buf, count, dt, dest, tag, c, req);
 }
 
@@ -69,12 +69,12 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 0);
+    CSP_IP_TIMED(csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 0));
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 1);
+    CSP_IP_TIMED(csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 1));
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -87,21 +87,21 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     MPI_Comm c = csp_ip_map(comm);
     if (csp_ip_offloaded(c))
         return csp_send(buf, count, dt, dest, tag, c, 0);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     return PMPI_Rsend(buf, count, dt, dest, tag, c);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              MPI_Status *st)
 {
-    return csp_recv(buf, count, dt, src, tag, csp_ip_map(comm), st);
+    CSP_IP_TIMED(csp_recv(buf, count, dt, src, tag, csp_ip_map(comm), st));
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
                  int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
-    return csp_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
-                        csp_ip_map(comm), st);
+    CSP_IP_TIMED(csp_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                        csp_ip_map(comm), st));
 }
 
 /* Pack count elements of buf into a block of the shared heap (so the send
@@ -146,7 +146,7 @@ static int sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int
                             int rtag, MPI_Comm c, MPI_Status *st)
 {
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, count, dt);
         struct csp_comm *d = csp_direct_recv(c, src);
         int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, st);
         csp_direct_recv_end(d, rc, 1);
@@ -164,17 +164,17 @@ static int sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
                          int rtag, MPI_Comm comm, MPI_Status *st)
 {
-    return sendrecv_replace(buf, count, dt, dest, stag, src, rtag, csp_ip_map(comm), st);
+    CSP_IP_TIMED(sendrecv_replace(buf, count, dt, dest, stag, src, rtag, csp_ip_map(comm), st));
 }
 
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
-    return csp_probe(src, tag, csp_ip_map(comm), st);
+    CSP_IP_TIMED(csp_probe(src, tag, csp_ip_map(comm), st));
 }
 
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 {
-    return csp_iprobe(src, tag, csp_ip_map(comm), flag, st);
+    CSP_IP_TIMED(csp_iprobe(src, tag, csp_ip_map(comm), flag, st));
 }
 
 /* ---- large counts ---- */
@@ -187,7 +187,7 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         return csp_isend(buf, (int)count, dt, dest, tag, c, req, 0);
     if (csp_ip_offloaded(c))
         return too_big(c);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     return PMPI_Isend_c(buf, count, dt, dest, tag, c, req);
 }
 
@@ -199,7 +199,7 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
         return csp_isend(buf, (int)count, dt, dest, tag, c, req, 1);
     if (csp_ip_offloaded(c))
         return too_big(c);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     return PMPI_Issend_c(buf, count, dt, dest, tag, c, req);
 }
 
@@ -208,7 +208,7 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
 {
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, count, dt);
         return PMPI_Ibsend_c(buf, count, dt, dest, tag, c, req);
     }
     return FITS(count) ? csp_ibsend(buf, (int)count, dt, dest, tag, c, req) : too_big(c);
@@ -219,7 +219,7 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
 {
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, count, dt);
         return PMPI_Irsend_c(buf, count, dt, dest, tag, c, req);
     }
     return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0) : too_big(c);
@@ -247,7 +247,7 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
         return csp_send(buf, (int)count, dt, dest, tag, c, 0);
     if (csp_ip_offloaded(c))
         return too_big(c);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     return PMPI_Send_c(buf, count, dt, dest, tag, c);
 }
 
@@ -259,7 +259,7 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         return csp_send(buf, (int)count, dt, dest, tag, c, 1);
     if (csp_ip_offloaded(c))
         return too_big(c);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     return PMPI_Ssend_c(buf, count, dt, dest, tag, c);
 }
 
@@ -268,7 +268,7 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
 {
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, count, dt);
         return PMPI_Bsend_c(buf, count, dt, dest, tag, c);
     }
     return FITS(count) ? csp_bsend(buf, (int)count, dt, dest, tag, c) : too_big(c);
@@ -279,7 +279,7 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
 {
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_offloaded(c)) {
-        csp_direct_send(c, dest);
+        csp_direct_send(c, dest, count, dt);
         return PMPI_Rsend_c(buf, count, dt, dest, tag, c);
     }
     return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0) : too_big(c);
@@ -309,7 +309,7 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int d
                             rtag, c, st);
     if (csp_ip_offloaded(c))
         return too_big(c);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, scount, stype);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, st);
     csp_direct_recv_end(d, rc, 1);
@@ -324,7 +324,7 @@ int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest
         return sendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, st);
     if (csp_ip_offloaded(c))
         return too_big(c);
-    csp_direct_send(c, dest);
+    csp_direct_send(c, dest, count, dt);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, st);
     csp_direct_recv_end(d, rc, 1);

@@ -54,17 +54,17 @@ int MPI_Startall(int n, MPI_Request reqs[]) { return csp_startall(n, reqs); }
 
 int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st)
 {
-    return csp_mprobe(src, tag, csp_ip_map(comm), msg, st);
+    CSP_IP_TIMED(csp_mprobe(src, tag, csp_ip_map(comm), msg, st));
 }
 
 int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *st)
 {
-    return csp_improbe(src, tag, csp_ip_map(comm), flag, msg, st);
+    CSP_IP_TIMED(csp_improbe(src, tag, csp_ip_map(comm), flag, msg, st));
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st)
 {
-    return csp_mrecv(buf, count, dt, msg, st);
+    CSP_IP_TIMED(csp_mrecv(buf, count, dt, msg, st));
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req)

@@ -64,14 +64,19 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -81,14 +86,19 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -98,14 +108,19 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -115,14 +130,19 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -132,14 +152,19 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -149,14 +174,19 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -166,14 +196,19 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Barrier(CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ibarrier(CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Barrier(CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ibarrier(CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -183,14 +218,19 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Bcast(buffer, count, datatype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ibcast(buffer, count, datatype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Bcast(buffer, count, datatype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ibcast(buffer, count, datatype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -200,14 +240,19 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -217,14 +262,19 @@ int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -234,14 +284,19 @@ int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -361,14 +416,19 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -378,14 +438,19 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -395,14 +460,19 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -412,14 +482,19 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -429,14 +504,19 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -446,14 +526,19 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -463,26 +548,36 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -497,14 +592,19 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -514,14 +614,19 @@ int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -531,14 +636,19 @@ int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -768,14 +878,19 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -785,14 +900,19 @@ int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
 
 int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -802,14 +922,19 @@ int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -819,14 +944,19 @@ int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
 
 int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -836,14 +966,19 @@ int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
 
 int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -853,14 +988,19 @@ int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -870,14 +1010,19 @@ int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Bcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ibcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Bcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ibcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -887,14 +1032,19 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -904,14 +1054,19 @@ int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -921,14 +1076,19 @@ int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1043,14 +1203,19 @@ int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 
 int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1060,14 +1225,19 @@ int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
 
 int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1077,14 +1247,19 @@ int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI
 
 int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1094,14 +1269,19 @@ int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
 
 int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1111,14 +1291,19 @@ int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1128,14 +1313,19 @@ int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1145,26 +1335,36 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1179,14 +1379,19 @@ int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Coun
 
 int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1196,14 +1401,19 @@ int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 
 int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
@@ -1213,14 +1423,19 @@ int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
 
 int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rs_ = csp_ip_coll(CSP_IP_MAP(comm));
-    if (rs_ != MPI_SUCCESS)
-        return rs_;
-    if (!csp_u.nbcoll)
-        return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
-    MPI_Request r_;
-    int rc_ = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
-    return rc_ != MPI_SUCCESS ? rc_ : csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    uint64_t t_ = csp_prof_begin();
+    int rc_ = MPI_SUCCESS;
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
+        rc_ = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
+    } else if (rc_ == MPI_SUCCESS) {
+        MPI_Request r_;
+        rc_ = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm), &r_);
+        if (rc_ == MPI_SUCCESS)
+            rc_ = csp_coop_wait(&r_, MPI_STATUS_IGNORE);
+    }
+    csp_prof_end_coll(t_);
+    return rc_;
 }
 
 int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)

@@ -87,8 +87,12 @@ static void lend(void)
         csp_ring_doorbell(); /* a napping ghost must see it now */
     }
     CSP_UNLOCK();
-    if (owed)
+    if (owed) {
+        uint64_t t0 = csp_prof_begin();
         csp_futex_wait(&h->wake, seq, LEND_TIMEOUT_US);
+        if (t0)
+            __atomic_fetch_add(&csp_u.prof_sleep_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&h->user_sleeping, 0, __ATOMIC_RELAXED);
 }
 

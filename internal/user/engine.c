@@ -511,6 +511,7 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     int now = ready(arg);
     if (!now) {
         csp_u.n_sleeps++;
+        uint64_t t0 = csp_prof_begin();
         CSP_UNLOCK();
         /* Waiting for one offloaded operation, only the ghost can end
          * the wait and it rings: the timeout is a safety net. Other waits
@@ -521,6 +522,8 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
          * reprogram the timer hardware (on a VM, an exit each). */
         csp_futex_wait(&csp_u.chan->wake, seq, b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000));
         CSP_LOCK();
+        if (t0)
+            csp_u.prof_sleep_ns += csp_now_ns() - t0;
     }
     __atomic_store_n(&csp_u.chan->user_sleeping, 0, __ATOMIC_RELAXED);
     return now;

@@ -175,8 +175,10 @@ static int start_direct(struct csp_preq *p, struct csp_comm *c, struct csp_op **
     int recv = p->kind == CSP_OP_RECV;
     if (recv)
         csp_route_recv_begin(c); /* peer is not MPI_PROC_NULL here */
-    else if (p->peer != MPI_PROC_NULL)
+    else if (p->peer != MPI_PROC_NULL) {
         c->sent++;
+        csp_prof_sent(c, p->count, p->dt);
+    }
     MPI_Request r = MPI_REQUEST_NULL;
     CSP_UNLOCK();
     int rc = recv           ? PMPI_Irecv(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)

@@ -214,6 +214,7 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     op->comm = c;
     c->refs++;
     c->sent++; /* route.c */
+    csp_prof_sent(c, count, dt);
     *opp = op;
     return MPI_SUCCESS;
 }
@@ -253,11 +254,13 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
     return MPI_SUCCESS;
 }
 
-/* Count a send straight to MPICH on c's direct route (route.c). */
-static inline void direct_sent(struct csp_comm *c, int dest)
+/* Count a send straight to MPICH on c's direct route (route.c, prof.c). */
+static inline void direct_sent(struct csp_comm *c, int dest, int count, MPI_Datatype dt)
 {
-    if (c && c->algo == CSP_ALGO_OFF && dest != MPI_PROC_NULL)
+    if (c && c->algo == CSP_ALGO_OFF && dest != MPI_PROC_NULL) {
         c->sent++;
+        csp_prof_sent(c, count, dt);
+    }
 }
 
 /* A receive or blocking probe straight to MPICH on c's direct route:
@@ -299,7 +302,7 @@ int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
-        direct_sent(c, dest);
+        direct_sent(c, dest, count, dt);
         CSP_UNLOCK();
         return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
                     : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
@@ -378,7 +381,7 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
-        direct_sent(c, dest);
+        direct_sent(c, dest, count, dt);
         CSP_UNLOCK();
         if (csp_coop_owed()) { /* coop.c: MPICH must not spin on the ghost's core */
             MPI_Request r;
@@ -440,7 +443,7 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     CSP_LOCK();
     c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF) {
-        direct_sent(c, dest);
+        direct_sent(c, dest, scount, stype);
         d = direct_recv(c, src);
     }
     CSP_UNLOCK();
@@ -554,7 +557,7 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        direct_sent(c, dest);
+        direct_sent(c, dest, count, dt);
         CSP_UNLOCK();
         return PMPI_Bsend(buf, count, dt, dest, tag, comm);
     }
@@ -583,7 +586,7 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        direct_sent(c, dest);
+        direct_sent(c, dest, count, dt);
         CSP_UNLOCK();
         return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     }

@@ -30,6 +30,7 @@
  */
 #include "user.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* ---- the table of tracked direct receives ---- */
@@ -176,14 +177,16 @@ void csp_route_op_done(struct csp_op *op)
 
 /* ---- the direct route, for calls made straight to MPICH ---- */
 
-void csp_direct_send(MPI_Comm comm, int dest)
+void csp_direct_send(MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype dt)
 {
     if (dest == MPI_PROC_NULL || csp_u.ctab_used == 0)
         return;
     CSP_LOCK();
     struct csp_comm *c = csp_route_of(comm);
-    if (c)
+    if (c) {
         c->sent++;
+        csp_prof_sent(c, count > INT_MAX ? INT_MAX : (int)count, dt);
+    }
     CSP_UNLOCK();
 }
 

@@ -30,6 +30,16 @@ static void csp_route_watch(MPI_Comm comm, int on)
 	CSP_UNLOCK();
 }
 
+// Messages and bytes sent on comm's entry since the last call (prof.c).
+static void csp_route_take_sent(MPI_Comm comm, uint64_t *msgs, uint64_t *bytes)
+{
+	struct csp_comm *c = csp_comm_get(comm);
+	*msgs = c ? c->ep_msgs : 0;
+	*bytes = c ? c->ep_bytes : 0;
+	if (c)
+		c->ep_msgs = c->ep_bytes = 0;
+}
+
 // Sum n int64 over comm. Under MPI_THREAD_MULTIPLE the caller holds the
 // lock (no post may slip in): a blocking Allreduce. Otherwise the
 // nonblocking one, waited for as MPICH's other requests are (coop.c:
@@ -97,4 +107,34 @@ func Watch(comm mpi.Comm, on bool) {
 		v = 1
 	}
 	C.csp_route_watch(C.MPI_Comm(comm.Raw()), v)
+}
+
+// Profile is the process's self-profile since the runtime started it
+// (prof.c), cumulative.
+type Profile struct {
+	MPINS, SleepNS, CollNS, Waits, Bytes uint64
+}
+
+// ProfileOn starts or stops the self-profile.
+func ProfileOn(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.csp_u.prof = v
+}
+
+// ReadProfile returns the process's profile counters.
+func ReadProfile() Profile {
+	u := &C.csp_u
+	return Profile{MPINS: uint64(u.prof_mpi_ns), SleepNS: uint64(u.prof_sleep_ns),
+		CollNS: uint64(u.prof_coll_ns), Waits: uint64(u.prof_waits), Bytes: uint64(u.prof_bytes)}
+}
+
+// TakeSentLocked returns the messages and bytes sent on comm's current
+// entry since the last call, and resets them; the caller holds Lock.
+func TakeSentLocked(comm mpi.Comm) (msgs, bytes uint64) {
+	var m, b C.uint64_t
+	C.csp_route_take_sent(C.MPI_Comm(comm.Raw()), &m, &b)
+	return uint64(m), uint64(b)
 }

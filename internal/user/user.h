@@ -72,6 +72,9 @@ struct csp_comm {
     uint8_t watch;     /* the runtime looks at collectives on it (switch.go) */
     uint32_t ncoll;    /* blocking collectives called on it while watched */
     struct csp_comm *next; /* the entry that replaced this one (referenced) */
+    /* Profile of the automatic route choice (prof.c), while csp_u.prof:
+     * messages and bytes sent since the runtime last read them. */
+    uint64_t ep_msgs, ep_bytes;
 };
 
 /* Tag layout (tagenc.Layout.Shifts). */
@@ -166,6 +169,15 @@ struct csp_user {
     uint32_t nwatch;          /* entries with watch set: collectives look  */
     uint32_t ndirect_ops;     /* live records of direct persistent starts  */
 
+    /* self-profiling for the automatic route choice (prof.c): while
+     * prof is set, cumulative over the process */
+    int prof;
+    uint64_t prof_mpi_ns;     /* inside MPI calls that wait or block       */
+    uint64_t prof_sleep_ns;   /* of which asleep on the wake word          */
+    uint64_t prof_waits;      /* such calls                                */
+    uint64_t prof_coll_ns;    /* inside blocking collectives               */
+    uint64_t prof_bytes;      /* bytes sent on every communicator         */
+
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
@@ -203,7 +215,7 @@ void csp_route_op_done(struct csp_op *op);
  * send before posting it; before a receive or a blocking probe, take its
  * counted entry (NULL: nothing counted), then report the posted request
  * (nonblocking) or the end (blocking). */
-void csp_direct_send(MPI_Comm comm, int dest);
+void csp_direct_send(MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype dt);
 struct csp_comm *csp_direct_recv(MPI_Comm comm, int src);
 void csp_direct_recv_posted(struct csp_comm *c, int rc, MPI_Request r);
 void csp_direct_recv_end(struct csp_comm *c, int rc, int matched);
@@ -225,6 +237,31 @@ int csp_mpich_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_St
 int csp_mpich_testsome_locked(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
 int csp_mpich_request_free(MPI_Request *req);
 int csp_mpich_cancel(MPI_Request *req);
+/* ---- self-profiling (prof.c) ---- */
+uint64_t csp_now_ns(void);
+/* Around an MPI call that may wait: t = csp_prof_begin(); ...;
+ * csp_prof_end(t). One test while profiling is off. */
+static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_now_ns() : 0; }
+static inline void csp_prof_end(uint64_t t0)
+{
+    if (t0) {
+        __atomic_fetch_add(&csp_u.prof_mpi_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&csp_u.prof_waits, 1, __ATOMIC_RELAXED);
+    }
+}
+static inline void csp_prof_end_coll(uint64_t t0)
+{
+    if (t0)
+        __atomic_fetch_add(&csp_u.prof_coll_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+}
+/* A message of count elements of dt was sent on c (lock held). */
+void csp_prof_sent_slow(struct csp_comm *c, int count, MPI_Datatype dt);
+static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
+{
+    if (__builtin_expect(csp_u.prof != 0, 0) && c)
+        csp_prof_sent_slow(c, count, dt);
+}
+
 /* ---- posting (post.c) ---- */
 int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *req, int sync);

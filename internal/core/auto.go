@@ -1,0 +1,315 @@
+package core
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/internal/user"
+)
+
+// The automatic choice (async_config=auto, CSP_ASYNC_CONFIG=auto): a
+// communicator starts on the direct route and the runtime switches it to
+// the ghosts and back at its family's collectives (family.go), when the
+// members' summed estimates say offload pays, or costs, more than a share
+// theta of their time. The paper's self-profiling, for point-to-point:
+//
+// Each member profiles, per epoch (between two evaluations of the family),
+// its time inside MPI calls that wait (A = the rest, the application's
+// time), how much of that was asleep, its collectives, its CPU time, and
+// per communicator the messages and bytes it sent. Offload gains what the
+// ghost can move while the application runs: at most the communication
+// time the direct route spends waiting (measured off; on, the residual wait
+// plus the transfer the ghost overlapped), at most the application time
+// the ghost can have: all of it when the ghosts have cores of their own,
+// the part the application leaves idle on a host whose cores it shares
+// with its ghost (on such a host a ghost only runs while its user sleeps,
+// docs/design.md section 7), less a wake-up per wait. It costs, per
+// message, what an offloaded exchange takes more than a direct one when
+// nothing overlaps (the calibration: casperii calibrate, CSP_CALIBRATION;
+// built in: figures of the development machine), or, measured while on,
+// what the waits took beyond a direct transfer when that is more (on a
+// loaded host a ghost waits for its core). The decision is the
+// members' sums: on when the gain exceeds the cost by theta of their time,
+// off when the cost exceeds the gain by as much (hysteresis: noise in
+// between changes nothing).
+
+// autoTheta is the share of the members' time by which offload must win
+// (or lose) before the route changes.
+const autoTheta = 0.03
+
+// model is the automatic choice's cost model.
+type model struct {
+	sizes   []float64 // bytes, ascending
+	direct  []float64 // us: ping-pong exchange straight to MPICH
+	offload []float64 // us: the same through the ghosts
+	wakeUS  float64   // what a wake-up takes from the application's idle time
+	oversub bool      // ghosts share cores with users
+	source  string
+}
+
+// builtinCalibration: osub-latency medians (post + wait, no compute,
+// untouched) on the development machine, 2 nodes x (1 user + 1 ghost) on 2
+// cores, MPICH 4.0.2 ch4:ucx.
+var builtinCalibration = []struct{ size, direct, offload float64 }{
+	{8, 0.80, 9.10}, {64, 0.85, 9.20}, {512, 1.10, 9.60}, {4096, 2.40, 11.0},
+	{16384, 4.80, 14.0}, {65536, 9.50, 20.5}, {262144, 24.0, 37.0},
+	{1048576, 130, 195}, {4194304, 480, 610},
+}
+
+func newModel(cfg Config, oversub bool) (*model, error) {
+	m := &model{oversub: oversub, source: "built in"}
+	if cfg.Calibration != "" {
+		f, err := os.Open(cfg.Calibration)
+		if err != nil {
+			return nil, fmt.Errorf("CasperII: CSP_CALIBRATION: %w; write one with casperii calibrate, or unset it", err)
+		}
+		defer f.Close()
+		if err := m.parse(f); err != nil {
+			return nil, fmt.Errorf("CasperII: CSP_CALIBRATION=%s: %w; write it again with casperii calibrate", cfg.Calibration, err)
+		}
+		m.source = cfg.Calibration
+	} else {
+		for _, c := range builtinCalibration {
+			m.sizes = append(m.sizes, c.size)
+			m.direct = append(m.direct, c.direct)
+			m.offload = append(m.offload, c.offload)
+		}
+	}
+	// Two wake-ups per exchange make most of its extra cost at 8 bytes.
+	m.wakeUS = math.Max(0, m.offload[0]-m.direct[0]) / 2
+	return m, nil
+}
+
+// parse reads a calibration file: "size <bytes> <direct_us> <offload_us>"
+// lines in ascending size; '#' starts a comment.
+func (m *model) parse(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 || f[0] != "size" {
+			return fmt.Errorf("line %d: want \"size <bytes> <direct_us> <offload_us>\"", n)
+		}
+		var v [3]float64
+		for i := range v {
+			x, err := strconv.ParseFloat(f[i+1], 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+				return fmt.Errorf("line %d: %q is not a non-negative number", n, f[i+1])
+			}
+			v[i] = x
+		}
+		if k := len(m.sizes); k > 0 && v[0] <= m.sizes[k-1] {
+			return fmt.Errorf("line %d: sizes must ascend", n)
+		}
+		m.sizes, m.direct, m.offload = append(m.sizes, v[0]), append(m.direct, v[1]), append(m.offload, v[2])
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if len(m.sizes) == 0 {
+		return fmt.Errorf("no size lines")
+	}
+	return nil
+}
+
+// at returns the exchange times of a message of size bytes, interpolated
+// linearly in log2(size) and clamped to the calibrated range.
+func (m *model) at(size float64) (direct, offload float64) {
+	i := sort.SearchFloat64s(m.sizes, size)
+	switch {
+	case i == 0:
+		return m.direct[0], m.offload[0]
+	case i == len(m.sizes):
+		return m.direct[i-1], m.offload[i-1]
+	}
+	lo, hi := math.Log2(math.Max(m.sizes[i-1], 1)), math.Log2(math.Max(m.sizes[i], 1))
+	t := 0.0
+	if hi > lo {
+		t = (math.Log2(math.Max(size, 1)) - lo) / (hi - lo)
+	}
+	return m.direct[i-1] + t*(m.direct[i]-m.direct[i-1]), m.offload[i-1] + t*(m.offload[i]-m.offload[i-1])
+}
+
+// epoch is one member's profile between two evaluations of a family:
+// wall time; inside MPI calls that wait, asleep there, in collectives;
+// on the CPU, and runnable but waiting for it (the scheduler's run queue:
+// time the core was someone else's); waiting calls; bytes sent.
+type epoch struct {
+	wallUS, mpiUS, sleepUS, collUS, cpuUS, queueUS, waits, bytesAll float64
+}
+
+// epoch takes this member's profile since f's previous evaluation.
+func (r *runtime) epoch(f *family) epoch {
+	now, p := time.Now(), user.ReadProfile()
+	cpu, queue := threadSched()
+	e := epoch{
+		wallUS:   float64(now.Sub(f.last).Microseconds()),
+		mpiUS:    float64(p.MPINS-f.snap.MPINS) / 1e3,
+		sleepUS:  float64(p.SleepNS-f.snap.SleepNS) / 1e3,
+		collUS:   float64(p.CollNS-f.snap.CollNS) / 1e3,
+		waits:    float64(p.Waits - f.snap.Waits),
+		bytesAll: float64(p.Bytes - f.snap.Bytes),
+		cpuUS:    float64(cpu-f.cpuNS) / 1e3,
+		queueUS:  float64(queue-f.queueNS) / 1e3,
+	}
+	f.last, f.snap, f.cpuNS, f.queueNS = now, p, cpu, queue
+	return e
+}
+
+// threadSched returns the calling thread's time on the CPU and in the
+// run queue (the application's thread: the runtime runs in its MPI
+// calls), from /proc/thread-self/schedstat; without it, the CPU time from
+// getrusage and no queue time.
+func threadSched() (cpuNS, queueNS int64) {
+	if b, err := os.ReadFile("/proc/thread-self/schedstat"); err == nil {
+		f := strings.Fields(string(b))
+		if len(f) >= 2 {
+			c, err1 := strconv.ParseInt(f[0], 10, 64)
+			q, err2 := strconv.ParseInt(f[1], 10, 64)
+			if err1 == nil && err2 == nil {
+				return c, q
+			}
+		}
+	}
+	var ru syscall.Rusage
+	const rusageThread = 1 // RUSAGE_THREAD
+	if syscall.Getrusage(rusageThread, &ru) != nil {
+		return 0, 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano(), 0
+}
+
+// net estimates, in microseconds over the epoch e, what offload gains
+// minus what it costs for a communicator on which this member sent msgs
+// messages of bytes in all; on: the communicator is offloaded now.
+func (m *model) net(e epoch, on bool, msgs, bytes uint64) float64 {
+	if msgs == 0 {
+		return 0
+	}
+	app := math.Max(0, e.wallUS-e.mpiUS-e.collUS)
+	// The application's idle time: off the CPU by its own choice (not
+	// running and not waiting for the CPU), less what it slept in MPI.
+	idle := math.Max(0, e.wallUS-e.cpuUS-e.queueUS-e.sleepUS)
+	avail := 1.0 // share of the application's time the ghost can have
+	if m.oversub {
+		avail = 0
+		if app > 0 {
+			avail = math.Min(1, idle/app)
+		}
+	}
+	ghost := math.Max(0, app*avail-e.waits*m.wakeUS) // what the ghost can have
+	n := float64(msgs)
+	d, o := m.at(float64(bytes) / n)
+	share := 1.0
+	if e.bytesAll > 0 {
+		share = math.Min(1, float64(bytes)/e.bytesAll)
+	}
+	waited := e.mpiUS * share // this communicator's share of the waiting
+	comm := waited            // off: what the direct route waits
+	cost := n * math.Max(0, o-d)
+	if on {
+		comm += math.Min(ghost, n*d) // the ghost moved this meanwhile
+		// What the wait took beyond a direct transfer is offload's cost
+		// too, when it exceeds the calibration's (a loaded host, where a
+		// ghost waits for its core).
+		cost = math.Max(cost, waited-n*d)
+	}
+	return math.Min(comm, ghost) - cost
+}
+
+// isAuto reports whether a communicator with hints h chooses its route
+// itself.
+func (r *runtime) isAuto(h info.Hints) bool {
+	if !r.canSwitch() {
+		return false
+	}
+	if _, set := h.AsyncConfig(); set {
+		return h.AsyncAuto()
+	}
+	return r.cfg.AsyncAuto
+}
+
+// autoTarget turns m's summed estimate (net over wall microseconds of
+// the members' time) into a pending switch, or withdraws one the
+// estimate no longer wants.
+func (r *runtime) autoTarget(m *commState, net, wall float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	on := m.plan.Offloaded()
+	want := on
+	switch {
+	case !on && net > autoTheta*wall:
+		// Offload that turned out worse than estimated needs more votes
+		// in a row each time: 1, 2, 4, ... 16 evaluations.
+		m.onVotes++
+		want = m.onVotes >= 1<<min(m.onFailures, 4)
+	case !on:
+		m.onVotes = 0
+	case net < -autoTheta*wall:
+		want = false
+		m.onFailures++
+		m.onVotes = 0
+	case net > autoTheta*wall:
+		m.onFailures = 0 // offload confirmed itself
+	}
+	if want == on {
+		m.pending = nil // a target it wanted before (it holds no resources of its own)
+		return
+	}
+	if m.pending != nil {
+		return
+	}
+	target := commexpand.Plan{Algorithm: info.NoOffload, Members: m.plan.Members}
+	if want {
+		target = m.onPlan
+	}
+	m.pending = &pendingSwitch{plan: target, regist: m.regist, auto: true}
+}
+
+// noteRoute accounts the time since the last change of route to the
+// route in use (called before it changes, and at the end).
+func (st *commState) noteRoute() {
+	now := time.Now()
+	if !st.since.IsZero() {
+		k := 0
+		if st.plan.Offloaded() {
+			k = 1
+		}
+		st.routeNS[k] += now.Sub(st.since).Nanoseconds()
+	}
+	st.since = now
+}
+
+// printRoutes prints, under CSP_STATS, one casperii-route line per
+// communicator that chose its route or changed it: its switches and its
+// time on each route.
+func (r *runtime) printRoutes(urank int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[*commState]bool{}
+	for _, f := range r.famList {
+		for _, st := range f.members {
+			if seen[st] || (!st.auto && st.switches == 0) {
+				continue
+			}
+			seen[st] = true
+			st.noteRoute()
+			fmt.Fprintf(os.Stderr, "casperii-route rank=%d comm=%#x auto=%t route=%v switches=%d on_ms=%.1f off_ms=%.1f\n",
+				urank, uint32(st.comm.Raw()), st.auto, st.plan.Algorithm, st.switches,
+				float64(st.routeNS[1])/1e6, float64(st.routeNS[0])/1e6)
+		}
+	}
+}

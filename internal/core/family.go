@@ -1,0 +1,256 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/internal/mpi"
+	"github.com/casperii/casperii/internal/user"
+)
+
+// A family is the communicators of one group, in the order they were
+// created: a blocking collective on any of them is a point every member of
+// every one of them enters, so it may take the pending switches and the
+// automatic choices of them all (the paper's window-wide synchronization,
+// for communicators). Libraries and benchmarks typically send on a
+// duplicate of MPI_COMM_WORLD and synchronize on MPI_COMM_WORLD itself:
+// both are one family.
+//
+// Invariant: every member of the group sees the same family, in the same
+// order: communicators of one group are created by collectives over a
+// group that contains it, which every member calls in the same order
+// (MPI_Comm_idup, which completes at a time of its own, makes a family of
+// one). The layout of the evaluation's sum depends only on state all
+// members agreed on (auto flags, pending switches, retirements); a
+// communicator one member freed stays in place, reported absent, until
+// every member has freed it.
+type family struct {
+	key     string
+	members []*commState
+	watched bool
+	ncoll   int          // watched collectives on the family's communicators
+	next    int          // ncoll at which the next evaluation is due
+	every   int          // the automatic choice's interval, in collectives
+	last    time.Time    // this member's previous evaluation
+	snap    user.Profile // the process's profile then
+	cpuNS   int64        // this thread's CPU time then
+	queueNS int64        // and its time in the run queue
+	act     []*commState // scratch: the active members of an evaluation
+}
+
+// familySlots is the most communicators one family holds; later ones of
+// the same group make families of their own.
+const familySlots = 32
+
+// autoEveryMax is the longest interval between two evaluations of the
+// automatic choice that found nothing to change (in collectives).
+const autoEveryMax = 32
+
+// groupKey names a communicator's group by its members' (ghost, offset)
+// pairs, which name users uniquely (commexpand.Members).
+func groupKey(m commexpand.Members) string {
+	var b strings.Builder
+	for i := range m.Ghost {
+		fmt.Fprintf(&b, "%d.%d,", m.Ghost[i], m.Offset[i])
+	}
+	return b.String()
+}
+
+// join puts st into the family of its group (a family of its own when
+// alone is true or that family is full). Called with r.mu held.
+func (r *runtime) join(st *commState, alone bool) {
+	key := groupKey(st.plan.Members)
+	f := r.families[key]
+	if alone || f == nil || len(f.members) >= familySlots {
+		f = &family{key: key, every: 1, last: time.Now()}
+		r.famList = append(r.famList, f)
+		if !alone && r.families[key] == nil {
+			r.families[key] = f
+		}
+	}
+	f.members = append(f.members, st)
+	st.fam = f
+}
+
+// active reports whether m takes part in its family's evaluations.
+func (m *commState) active() bool { return !m.retired && (m.auto || m.pending != nil) }
+
+// watchFamily makes the collectives of f's communicators call the runtime
+// while a member of f is active, and stops them otherwise.
+func (r *runtime) watchFamily(f *family) {
+	if f == nil {
+		return
+	}
+	r.mu.Lock()
+	want := false
+	for _, m := range f.members {
+		want = want || m.active()
+	}
+	changed := want != f.watched
+	f.watched = want
+	if want && changed {
+		f.next = f.ncoll + 1
+	}
+	var comms []mpi.Comm
+	for _, m := range f.members {
+		if !m.freed {
+			comms = append(comms, m.comm)
+		}
+	}
+	r.mu.Unlock()
+	if changed {
+		for _, c := range comms {
+			user.Watch(c, want)
+		}
+	}
+}
+
+// CollCheck is called by the blocking collectives on a watched
+// communicator, before the collective itself, on every member alike.
+// Collective over comm when the family's evaluation is due.
+func (r *runtime) CollCheck(comm mpi.Comm, _ int) error {
+	if r == nil || r.role != RoleUser {
+		return nil
+	}
+	r.mu.Lock()
+	st := r.comms[comm.Raw()]
+	if st == nil || st.fam == nil || !st.fam.watched {
+		r.mu.Unlock()
+		user.Watch(comm, false)
+		return nil
+	}
+	f := st.fam
+	f.ncoll++
+	due := f.ncoll >= f.next
+	r.mu.Unlock()
+	if !due {
+		return nil
+	}
+	return r.evaluate(comm, f)
+}
+
+// Fields of one active member in an evaluation's sum.
+const (
+	evPresent = iota // 1 where the communicator is not freed
+	evUnmatched
+	evPending
+	evStuck
+	evNet  // the automatic choice's estimate, microseconds (auto.go)
+	evWall // the epoch's length, microseconds
+	evFields
+)
+
+// evaluate sums, over comm (one of f's communicators), every active
+// member's route counts and automatic-choice estimates, and takes the
+// switches they allow. Collective over comm.
+func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
+	r.mu.Lock()
+	act := f.act[:0]
+	for _, m := range f.members {
+		if m.active() {
+			act = append(act, m)
+		}
+	}
+	f.act = act
+	r.mu.Unlock()
+	if len(act) == 0 {
+		r.watchFamily(f)
+		return nil
+	}
+	in := make([]int64, len(act)*evFields)
+	sums := make([]int64, len(in))
+	ep := r.epoch(f)
+	user.Lock()
+	for i, m := range act {
+		v := in[i*evFields : (i+1)*evFields]
+		if m.freed {
+			continue
+		}
+		c, err := user.CountsLocked(m.comm)
+		if err != nil {
+			continue // reported absent
+		}
+		v[evPresent], v[evUnmatched], v[evPending], v[evStuck] = 1, c.Unmatched, c.Pending, c.Stuck
+		if m.auto {
+			msgs, bytes := user.TakeSentLocked(m.comm)
+			v[evNet] = int64(r.model.net(ep, m.plan.Offloaded(), msgs, bytes))
+			v[evWall] = int64(ep.wallUS)
+		}
+	}
+	err := user.SumLocked(comm, in, sums)
+	user.Unlock()
+	if err != nil {
+		return err
+	}
+	size, _ := comm.Size()
+	switched := false
+	for i, m := range act {
+		v := sums[i*evFields : (i+1)*evFields]
+		ok, err := r.decide(m, v, int64(size))
+		if err != nil {
+			return err
+		}
+		switched = switched || ok
+	}
+	r.mu.Lock()
+	f.next = f.ncoll + r.interval(f, act, switched)
+	r.mu.Unlock()
+	r.watchFamily(f)
+	return nil
+}
+
+// interval returns the collectives until f's next evaluation: soon while
+// a switch waits for quiescence, else the automatic choice's interval,
+// doubled each time nothing changed. Called with r.mu held.
+func (r *runtime) interval(f *family, act []*commState, switched bool) int {
+	if switched {
+		f.every = 1
+	} else {
+		f.every = min(2*f.every, autoEveryMax)
+	}
+	for _, m := range act {
+		if m.pending != nil {
+			m.pending.checks++
+			if m.pending.checks < switchDueFirst {
+				return 1
+			}
+			return min(switchDueEvery, f.every)
+		}
+	}
+	return f.every
+}
+
+// decide applies the summed fields v of m (size members): retire a
+// communicator every member freed, let the automatic choice pick a
+// target, and take a pending switch once the old route is quiescent.
+func (r *runtime) decide(m *commState, v []int64, size int64) (bool, error) {
+	switch {
+	case v[evPresent] == 0:
+		r.mu.Lock()
+		m.retired = true
+		r.mu.Unlock()
+		return false, nil
+	case v[evPresent] < size:
+		return false, nil // some member freed it: it never switches again
+	}
+	if m.auto {
+		r.autoTarget(m, float64(v[evNet]), float64(v[evWall]))
+		if m.rank == 0 {
+			r.verbosef(3, "communicator %#x: auto: %v, estimated %+d us over %d us of the members' time", uint32(m.comm.Raw()), m.plan.Algorithm, v[evNet], v[evWall])
+		}
+	}
+	if m.pending == nil {
+		return false, nil
+	}
+	total := user.Counts{Unmatched: v[evUnmatched], Pending: v[evPending], Stuck: v[evStuck]}
+	if !total.Quiescent() {
+		return false, nil
+	}
+	where := "at a collective"
+	if m.pending.auto {
+		where = fmt.Sprintf("by the automatic choice (estimated %+.0f us over %.1f ms)", float64(v[evNet]), float64(v[evWall])/1000)
+	}
+	return true, r.takeSwitch(m.comm, m, m.pending, where)
+}
