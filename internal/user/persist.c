@@ -18,6 +18,8 @@ struct csp_preq {
     int freed;              /* MPI_Request_free while active            */
     uint8_t kind;           /* CSP_OP_SEND, CSP_OP_SSEND or CSP_OP_RECV */
     uint8_t buffered;       /* MPI_Bsend_init: each start copies        */
+    uint8_t dt_ref;         /* dt is the runtime's duplicate (the
+                               application may free its type at once)   */
     void *buf;
     int count;
     MPI_Datatype dt;
@@ -62,7 +64,16 @@ static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int
     int i = preq_alloc();
     if (i < 0)
         return csp_error(c->comm, CSP_E_NOMEM);
+    /* Every start reads the type: keep it alive as long as the request,
+     * whatever the application does with its handle. */
+    int ref = !csp_type_builtin(dt);
+    if (ref) {
+        int rc = PMPI_Type_dup(dt, &dt);
+        if (rc != MPI_SUCCESS)
+            return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+    }
     struct csp_preq *p = &preqs[i];
+    p->dt_ref = (uint8_t)ref;
     p->used = 1;
     p->freed = 0;
     p->kind = kind;
@@ -179,6 +190,10 @@ int csp_preq_wait(struct csp_preq *p) { return p->op ? csp_wait_op(p->op) : MPI_
 
 static void preq_release(struct csp_preq *p)
 {
+    if (p->dt_ref) {
+        PMPI_Type_free(&p->dt);
+        p->dt_ref = 0;
+    }
     csp_comm_unref(p->comm);
     p->comm = NULL;
     p->used = 0;

@@ -74,6 +74,16 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
     void *b = csp_heap_alloc(csp_u.heap, nbytes);
     if (!b)
         return csp_error(c->comm, CSP_E_NOMEM);
+    if (!send && !contig) {
+        /* Unpacked when the receive finishes: keep the type alive until
+         * then, whatever the application does with its handle. */
+        if ((rc = PMPI_Type_dup(dt, &op->utype)) != MPI_SUCCESS) {
+            csp_heap_free(csp_u.heap, b);
+            op->utype = dt;
+            return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+        }
+        op->utype_ref = 1;
+    }
     if (send) {
         if (contig) {
             memcpy(b, start, nbytes);

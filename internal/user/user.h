@@ -270,6 +270,12 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
  * bare class). Returns code. */
 int csp_raise(MPI_Comm comm, int code, const char *msg);
 
+/* Is dt one of MPI's predefined types (an MPICH builtin handle)? Those
+ * live for ever; any other the application may free while the runtime
+ * still needs it (MPI keeps it alive until the operations using it
+ * complete), so the runtime takes its own duplicate. */
+static inline int csp_type_builtin(MPI_Datatype dt) { return ((uint32_t)dt >> 30) == 1u; }
+
 /* ---- engine (engine.c) ---- */
 /* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
 void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);
