@@ -63,10 +63,10 @@ struct csp_op {
     uint8_t cancel;        /* the application asked to cancel                     */
     uint8_t persistent;    /* owned by a persistent request                       */
     uint8_t contig;        /* ubuf holds the data contiguously at ubuf + ulb      */
-    uint8_t utype_ref;     /* utype is the runtime's duplicate of the application's
-                              type (a receive unpacked at completion): freed when
-                              the record returns, so the application may free its
-                              own type at any time, as MPI allows                 */
+    uint8_t utype_ref;     /* utype is the runtime's own type (csp_type_ref), for
+                              a receive unpacked at completion: freed when the
+                              record returns, so the application may free its
+                              type at any time, as MPI allows                     */
     struct csp_op *next;   /* free list / backlog FIFO links                      */
     struct csp_comm *comm; /* referenced communicator (status translation)        */
     /* posting arguments needed after completion */

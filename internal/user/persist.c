@@ -18,8 +18,7 @@ struct csp_preq {
     int freed;              /* MPI_Request_free while active            */
     uint8_t kind;           /* CSP_OP_SEND, CSP_OP_SSEND or CSP_OP_RECV */
     uint8_t buffered;       /* MPI_Bsend_init: each start copies        */
-    uint8_t dt_ref;         /* dt is the runtime's duplicate (the
-                               application may free its type at once)   */
+    uint8_t dt_ref;         /* dt is the runtime's (csp_type_ref)       */
     void *buf;
     int count;
     MPI_Datatype dt;
@@ -64,16 +63,11 @@ static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int
     int i = preq_alloc();
     if (i < 0)
         return csp_error(c->comm, CSP_E_NOMEM);
-    /* Every start reads the type: keep it alive as long as the request,
-     * whatever the application does with its handle. */
-    int ref = !csp_type_builtin(dt);
-    if (ref) {
-        int rc = PMPI_Type_dup(dt, &dt);
-        if (rc != MPI_SUCCESS)
-            return PMPI_Comm_call_errhandler(c->comm, rc), rc;
-    }
     struct csp_preq *p = &preqs[i];
-    p->dt_ref = (uint8_t)ref;
+    /* every start reads the type: it must live as long as the request */
+    int rc = csp_type_ref(dt, &dt, &p->dt_ref);
+    if (rc != MPI_SUCCESS)
+        return PMPI_Comm_call_errhandler(c->comm, rc), rc;
     p->used = 1;
     p->freed = 0;
     p->kind = kind;

@@ -38,6 +38,41 @@ static int type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *c
     return MPI_SUCCESS;
 }
 
+/* Is dt predefined? MPICH's builtin handle kind (top bits 01) says so at
+ * no cost for nearly all of them; the pair types (MPI_DOUBLE_INT, ...) are
+ * direct handles, for which the envelope says MPI_COMBINER_NAMED. */
+static int type_predefined(MPI_Datatype dt)
+{
+    if (((uint32_t)dt >> 30) == 1u)
+        return 1;
+    int ni, na, nd, comb;
+    return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+           comb == MPI_COMBINER_NAMED;
+}
+
+/* Not MPI_Type_dup: a duplicate gets the application's attributes through
+ * its copy callbacks, and freeing it would run their delete callbacks on
+ * values the application still uses. A contiguous type of one element
+ * has dt's type map, extent and bounds, and runs no callback. */
+int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned)
+{
+    *ref = dt;
+    *owned = 0;
+    if (type_predefined(dt))
+        return MPI_SUCCESS;
+    MPI_Datatype t;
+    int rc = PMPI_Type_contiguous(1, dt, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = PMPI_Type_commit(&t)) != MPI_SUCCESS) {
+        PMPI_Type_free(&t);
+        return rc;
+    }
+    *ref = t;
+    *owned = 1;
+    return MPI_SUCCESS;
+}
+
 /* Decide where the ghost finds op's bytes. For sends, a bounce block gets
  * a copy now; for receives the copy out happens when the op finishes. */
 static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt, int send,
@@ -74,15 +109,10 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
     void *b = csp_heap_alloc(csp_u.heap, nbytes);
     if (!b)
         return csp_error(c->comm, CSP_E_NOMEM);
-    if (!send && !contig) {
-        /* Unpacked when the receive finishes: keep the type alive until
-         * then, whatever the application does with its handle. */
-        if ((rc = PMPI_Type_dup(dt, &op->utype)) != MPI_SUCCESS) {
-            csp_heap_free(csp_u.heap, b);
-            op->utype = dt;
-            return PMPI_Comm_call_errhandler(c->comm, rc), rc;
-        }
-        op->utype_ref = 1;
+    if (!send && !contig && (rc = csp_type_ref(dt, &op->utype, &op->utype_ref)) != MPI_SUCCESS) {
+        /* unpacked when the receive finishes: the type must live until then */
+        csp_heap_free(csp_u.heap, b);
+        return PMPI_Comm_call_errhandler(c->comm, rc), rc;
     }
     if (send) {
         if (contig) {
