@@ -227,7 +227,10 @@ static void finish(struct csp_op *op)
     int takes_data = op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV;
     if (takes_data && op->st_bytes > (MPI_Count)op->nbytes)
         op->st_bytes = (MPI_Count)op->nbytes; /* the cell is shared memory: never trusted */
-    if (is_recv_like(op->kind) && op->st_error == MPI_SUCCESS && !op->st_cancelled &&
+    /* A truncated receive took the part that fits: like MPICH's, it names
+     * its message, and the buffer holds that part. */
+    int matched = op->st_error == MPI_SUCCESS || (takes_data && op->st_error == MPI_ERR_TRUNCATE);
+    if (is_recv_like(op->kind) && matched && !op->st_cancelled &&
         (op->kind != CSP_OP_IPROBE && op->kind != CSP_OP_IMPROBE ? 1 : op->st_found) && c) {
         const struct csp_tags *t = &csp_u.tags;
         int itag = cell->st_tag;

@@ -472,8 +472,11 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     }
     MPI_Status sts[2];
     rc = csp_waitall(2, r, sts);
-    if (st != MPI_STATUS_IGNORE)
+    if (st != MPI_STATUS_IGNORE) { /* the receive's status; MPI_ERROR is the caller's */
+        int keep = st->MPI_ERROR;
         *st = sts[0];
+        st->MPI_ERROR = keep;
+    }
     if (rc == MPI_ERR_IN_STATUS)
         rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
     return rc;
