@@ -234,9 +234,14 @@ func mrRun(t *testing.T, l Layout, p mrProg) {
 		require.True(t, f.Match("ok=1"), "a check failed: %s", f.Line())
 	}
 	require.Equal(t, 0, res.ExitCode, "the program reported a failed check or died")
+	mrRequireOffloaded(t, res, rs, users, func(mode string) bool { return mrRuns(p, users, mode) })
+}
 
-	// The offload path ran: every mode posted on its offloaded
-	// communicator, and the runtime counted every such post as offloaded.
+// mrRequireOffloaded checks that the offload path ran: every mode in which
+// runs(mode) posted on its offloaded communicator, and the runtime counted
+// every such post as offloaded (and bounced as the program says).
+func mrRequireOffloaded(t *testing.T, res Result, rs []Fields, users int, runs func(mode string) bool) {
+	t.Helper()
 	stats, err := StatsLines(res.Stderr)
 	require.NoError(t, err)
 	require.Len(t, stats, users, "one casperii-stats line per user")
@@ -258,7 +263,7 @@ func mrRun(t *testing.T, l Layout, p mrProg) {
 			regist[int(r)] += g
 			total += s + v
 		}
-		if mrRuns(p, users, mode) {
+		if runs(mode) {
 			require.Positive(t, total, "mode %s: the program posted on its offloaded communicator", mode)
 		}
 	}
