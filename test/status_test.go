@@ -17,7 +17,7 @@ var statusRows = []string{
 	"ok-waitall", "ok-testall", "ok-waitsome", "ok-testsome",
 	"in-status-waitall", "in-status-testall", "in-status-waitsome", "in-status-testsome",
 	"in-status-ignore-waitall", "in-status-ignore-testall", "in-status-ignore-waitsome", "in-status-ignore-testsome",
-	"truncate-recv", "truncate-wait", "truncate-waitany", "truncate-testany",
+	"truncate-recv", "truncate-wait", "truncate-waitany", "truncate-testany", "truncate-getstatus",
 	"empty-wait-null", "empty-test-null", "empty-getstatus-null", "empty-wait-inactive",
 	"empty-test-inactive", "empty-getstatus-inactive", "empty-waitany", "empty-testany",
 	"empty-waitall-null", "empty-waitall-inactive", "empty-testall", "empty-waitsome", "empty-testsome",

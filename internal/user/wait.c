@@ -569,9 +569,10 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
         rc = csp_error(csp_u.world, CSP_E_BAD_REQUEST);
     } else {
         *flag = op ? csp_poll_op(op) : 1;
-        if (*flag && op)
+        if (*flag && op) {
             csp_req_fill_status(op, st);
-        else if (*flag)
+            rc = op->st_error; /* as MPI_Test would return it */
+        } else if (*flag)
             csp_empty_status(st); /* an inactive persistent request */
         else
             csp_poke_progress();

@@ -475,7 +475,7 @@ static void multi(void)
     const struct want trunc = {peer, ANYV, KEPT, ANYV, ANYV, 0};
     MPI_Status st;
     MPI_Request q, qs[2];
-    int idx, flag;
+    int idx, flag, rc;
     order(CMD_SEND, 90, 5);
     prime(&st, 1);
     POST_R(comm);
@@ -500,13 +500,31 @@ static void multi(void)
     acked();
     emit("truncate-waitany", status_as("", &st, MPI_INT, with_tag(trunc, 92)) && ok);
 
+    /* MPI_Request_get_status of it returns the error too, and leaves
+     * the request to MPI_Wait, which returns it again */
+    order(CMD_SEND, 94, 5);
+    prime(&st, 1);
+    MPI_Status st2;
+    prime(&st2, 1);
+    POST_R(comm);
+    MPI_Irecv(buf, 2, MPI_INT, peer, 94, comm, &q);
+    flag = 0;
+    rc = MPI_SUCCESS;
+    for (double t0 = MPI_Wtime(); !flag && rc == MPI_SUCCESS && MPI_Wtime() - t0 < HANG_S;)
+        rc = MPI_Request_get_status(q, &flag, &st);
+    ok = rc_is("rc", rc, MPI_ERR_TRUNCATE) && flag && q != MPI_REQUEST_NULL;
+    ok &= status_as("", &st, MPI_INT, with_tag(trunc, 94));
+    ok &= rc_is("wait_rc", MPI_Wait(&q, &st2), MPI_ERR_TRUNCATE) && q == MPI_REQUEST_NULL;
+    acked();
+    emit("truncate-getstatus", status_as("wait_", &st2, MPI_INT, with_tag(trunc, 94)) && ok);
+
     order(CMD_SEND, 93, 5);
     prime(&st, 1);
     POST_R(comm);
     qs[0] = MPI_REQUEST_NULL;
     MPI_Irecv(buf, 2, MPI_INT, peer, 93, comm, &qs[1]);
     flag = 0;
-    int rc = MPI_SUCCESS;
+    rc = MPI_SUCCESS;
     for (double t0 = MPI_Wtime(); !flag && rc == MPI_SUCCESS && MPI_Wtime() - t0 < HANG_S;)
         rc = MPI_Testany(2, qs, &idx, &flag, &st);
     ok = rc_is("rc", rc, MPI_ERR_TRUNCATE) && flag && idx == 1;
