@@ -240,7 +240,10 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
 /* The code of a call that returns several statuses, MPICH's part of which
  * returned rc, when errs of our requests failed: MPI_ERR_IN_STATUS, as
  * MPICH's own calls return it, with MPI_STATUSES_IGNORE too. */
-static int multi_code(int rc, int errs) { return errs && rc == MPI_SUCCESS ? MPI_ERR_IN_STATUS : rc; }
+static int multi_code(int rc, int errs)
+{
+    return errs && rc == MPI_SUCCESS ? MPI_ERR_IN_STATUS : rc;
+}
 
 /* Complete every request of ours in reqs (all done); MPICH completed the
  * rest with return code rc. Statuses' MPI_ERROR fields are written only
