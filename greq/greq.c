@@ -1,4 +1,5 @@
 #include "greq.h"
+#include "postcell.h"
 
 #include <stdlib.h>
 
@@ -49,18 +50,18 @@ void csp_empty_status(MPI_Status *st)
     PMPI_Status_set_cancelled(st, 0);
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
 }
 
 void csp_req_fill_status(const struct csp_op *op, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    PMPI_Status_set_elements_x(status, MPI_BYTE, op->st_bytes);
     PMPI_Status_set_cancelled(status, op->st_cancelled);
+    if (op->kind == CSP_OP_SEND || op->kind == CSP_OP_SSEND)
+        return;
+    PMPI_Status_set_elements_x(status, MPI_BYTE, op->st_bytes);
     status->MPI_SOURCE = op->st_source;
     status->MPI_TAG = op->st_tag;
-    status->MPI_ERROR = op->st_error;
 }
 
 int csp_req_complete(struct csp_op *op, MPI_Request *req, MPI_Status *st)

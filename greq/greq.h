@@ -63,7 +63,10 @@ struct csp_op {
     uint8_t cancel;        /* the application asked to cancel                     */
     uint8_t persistent;    /* owned by a persistent request                       */
     uint8_t contig;        /* ubuf holds the data contiguously at ubuf + ulb      */
-    uint8_t pad;
+    uint8_t utype_ref;     /* utype is the runtime's own type (csp_type_ref), for
+                              a receive unpacked at completion: freed when the
+                              record returns, so the application may free its
+                              type at any time, as MPI allows                     */
     struct csp_op *next;   /* free list / backlog FIFO links                      */
     struct csp_comm *comm; /* referenced communicator (status translation)        */
     /* posting arguments needed after completion */
@@ -185,7 +188,11 @@ static inline struct csp_op *csp_req_op(MPI_Request r)
     return op->state != CSP_OPS_FREE && op->req == r ? op : NULL;
 }
 
-/* Fill an MPI status from a finished record. */
+/* Fill an MPI status from a finished record (docs/status-fields.md):
+ * source, tag, count and the cancelled flag; a send's only the cancelled
+ * flag. Never MPI_ERROR: single-completion calls leave it as it is, and
+ * the calls that return several statuses write it themselves, only when
+ * they return MPI_ERR_IN_STATUS (MPI 4.0, 3.2.5). */
 void csp_req_fill_status(const struct csp_op *op, MPI_Status *status);
 
 /* The application is done with op's handle (MPI_Wait/Test completed it):
@@ -194,7 +201,9 @@ void csp_req_fill_status(const struct csp_op *op, MPI_Status *status);
 int csp_req_complete(struct csp_op *op, MPI_Request *req, MPI_Status *st);
 
 /* Fill st with MPI's empty status (source MPI_ANY_SOURCE, tag MPI_ANY_TAG,
- * no error, count 0, not cancelled). */
+ * count 0, not cancelled); MPI_ERROR as csp_req_fill_status, untouched
+ * (as MPICH's: the standard's empty status says MPI_SUCCESS, its 3.2.5
+ * that such calls do not write the field). */
 void csp_empty_status(MPI_Status *st);
 
 #endif /* CASPERII_GREQ_H */

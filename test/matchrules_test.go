@@ -40,6 +40,8 @@ import (
 //  7. Persistent requests, synchronous mode kept (not timed: the receiver
 //     posts only after the sender has seen its request incomplete), and
 //     buffered mode completing locally (mr_persist).
+//  8. Datatypes freed while operations use them (mr_dtype,
+//     TestDatatypeLifetime in dtype_test.go).
 
 // mrLayouts: two users behind separate ghosts; two users per ghost.
 var mrLayouts = []Layout{{N: 4, NodeSize: 2}, {N: 6, NodeSize: 3}}
@@ -232,13 +234,18 @@ func mrRun(t *testing.T, l Layout, p mrProg) {
 		require.True(t, f.Match("ok=1"), "a check failed: %s", f.Line())
 	}
 	require.Equal(t, 0, res.ExitCode, "the program reported a failed check or died")
+	mrRequireOffloaded(t, res, rs, users, func(mode string) bool { return mrRuns(p, users, mode) })
+}
 
-	// The offload path ran: every mode posted on its offloaded
-	// communicator, and the runtime counted every such post as offloaded.
+// mrRequireOffloaded checks that the offload path ran: every mode in which
+// runs(mode) posted on its offloaded communicator, and the runtime counted
+// every such post as offloaded (and bounced as the program says).
+func mrRequireOffloaded(t *testing.T, res Result, rs []Fields, users int, runs func(mode string) bool) {
+	t.Helper()
 	stats, err := StatsLines(res.Stderr)
 	require.NoError(t, err)
 	require.Len(t, stats, users, "one casperii-stats line per user")
-	isend, irecv := map[int]int64{}, map[int]int64{}
+	isend, irecv, bounce, regist := map[int]int64{}, map[int]int64{}, map[int]int64{}, map[int]int64{}
 	for _, mode := range matchModes {
 		posts := Select(rs, "test=posts", "mode="+mode)
 		require.Len(t, posts, users, "mode %s: a posts line per user", mode)
@@ -247,12 +254,16 @@ func mrRun(t *testing.T, l Layout, p mrProg) {
 			r, _ := f.Int("rank")
 			s, ok1 := f.Int("isend")
 			v, ok2 := f.Int("irecv")
-			require.True(t, ok1 && ok2, f.Line())
+			b, ok3 := f.Int("bounce")
+			g, ok4 := f.Int("regist")
+			require.True(t, ok1 && ok2 && ok3 && ok4, f.Line())
 			isend[int(r)] += s
 			irecv[int(r)] += v
+			bounce[int(r)] += b
+			regist[int(r)] += g
 			total += s + v
 		}
-		if mrRuns(p, users, mode) {
+		if runs(mode) {
 			require.Positive(t, total, "mode %s: the program posted on its offloaded communicator", mode)
 		}
 	}
@@ -261,6 +272,12 @@ func mrRun(t *testing.T, l Layout, p mrProg) {
 			"rank %d: every send posted on an offloaded communicator is offloaded: %s", r, s.Fields.Line())
 		require.GreaterOrEqual(t, s.IrecvOffloaded, irecv[r],
 			"rank %d: every receive posted on an offloaded communicator is offloaded: %s", r, s.Fields.Line())
+		// The posts the program says must bounce did, and the ones it says
+		// travel in place (contiguous, registered) did not.
+		require.GreaterOrEqual(t, s.Bounce, bounce[r],
+			"rank %d: every post that must bounce bounced: %s", r, s.Fields.Line())
+		require.LessOrEqual(t, s.Bounce, s.IsendOffloaded+s.IrecvOffloaded-regist[r],
+			"rank %d: no post of registered contiguous data bounced: %s", r, s.Fields.Line())
 	}
 }
 

@@ -186,6 +186,32 @@ static void release_cell(uint32_t idx, int cls)
         csp_u.inflight[cls]--;
 }
 
+/* Unpack the first op->st_bytes bytes of a receive's bounce block into
+ * the application's buffer (op->utype is not contiguous). A message may
+ * end inside an element: MPI then fills the element's first bytes and
+ * leaves the rest, so that element is completed with what the buffer holds
+ * there now (packed first) and unpacked whole. */
+static void unpack_bounce(struct csp_op *op)
+{
+    if (op->usize <= 0)
+        return;
+    int whole = (int)(op->st_bytes / op->usize), part = (int)(op->st_bytes % op->usize);
+    int n = whole;
+    char *tmp = part ? malloc((size_t)op->usize) : NULL;
+    MPI_Aint lb, ext;
+    if (tmp && PMPI_Type_get_extent(op->utype, &lb, &ext) == MPI_SUCCESS) {
+        int pos = 0;
+        if (PMPI_Pack((char *)op->ubuf + (MPI_Aint)whole * ext, 1, op->utype, tmp, op->usize, &pos,
+                      MPI_COMM_SELF) == MPI_SUCCESS) {
+            memcpy((char *)op->bounce + op->st_bytes, tmp + part, (size_t)(op->usize - part));
+            n++; /* the bounce block holds ucount elements: room for it */
+        }
+    }
+    free(tmp);
+    int pos = 0;
+    PMPI_Unpack(op->bounce, n * op->usize, &pos, op->ubuf, n, op->utype, MPI_COMM_SELF);
+}
+
 /* Copy the result of op's finished cell into op, recycle the cell. */
 static void finish(struct csp_op *op)
 {
@@ -198,7 +224,13 @@ static void finish(struct csp_op *op)
     op->st_bytes = (MPI_Count)cell->st_bytes;
     op->st_source = MPI_ANY_SOURCE;
     op->st_tag = MPI_ANY_TAG;
-    if (is_recv_like(op->kind) && op->st_error == MPI_SUCCESS && !op->st_cancelled &&
+    int takes_data = op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV;
+    if (takes_data && op->st_bytes > (MPI_Count)op->nbytes)
+        op->st_bytes = (MPI_Count)op->nbytes; /* the cell is shared memory: never trusted */
+    /* A truncated receive took the part that fits: like MPICH's, it names
+     * its message, and the buffer holds that part. */
+    int matched = op->st_error == MPI_SUCCESS || (takes_data && op->st_error == MPI_ERR_TRUNCATE);
+    if (is_recv_like(op->kind) && matched && !op->st_cancelled &&
         (op->kind != CSP_OP_IPROBE && op->kind != CSP_OP_IMPROBE ? 1 : op->st_found) && c) {
         const struct csp_tags *t = &csp_u.tags;
         int itag = cell->st_tag;
@@ -211,14 +243,11 @@ static void finish(struct csp_op *op)
             int soff = (int)(((uint32_t)itag >> t->src_shift) & t->off_mask);
             op->st_source = csp_comm_rank_of(c, cell->st_source, soff);
         }
-        if (op->bounce && (op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV) && op->st_bytes > 0) {
-            if (op->contig) {
+        if (op->bounce && takes_data && op->st_bytes > 0) {
+            if (op->contig)
                 memcpy((char *)op->ubuf + op->ulb, op->bounce, (size_t)op->st_bytes);
-            } else {
-                int pos = 0;
-                int n = op->usize ? (int)(op->st_bytes / op->usize) : 0;
-                PMPI_Unpack(op->bounce, (int)op->st_bytes, &pos, op->ubuf, n, op->utype, MPI_COMM_SELF);
-            }
+            else
+                unpack_bounce(op);
         }
     }
     if (op->kind == CSP_OP_SEND || op->kind == CSP_OP_SSEND)

@@ -21,6 +21,7 @@ struct csp_preq {
     int freed;              /* MPI_Request_free while active            */
     uint8_t kind;           /* CSP_OP_SEND, CSP_OP_SSEND or CSP_OP_RECV */
     uint8_t buffered;       /* MPI_Bsend_init: each start copies        */
+    uint8_t dt_ref;         /* dt is the runtime's (csp_type_ref)       */
     void *buf;
     int count;
     MPI_Datatype dt;
@@ -66,6 +67,10 @@ static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int
     if (i < 0)
         return csp_error(c->comm, CSP_E_NOMEM);
     struct csp_preq *p = &preqs[i];
+    /* every start reads the type: it must live as long as the request */
+    int rc = csp_type_ref(dt, &dt, &p->dt_ref);
+    if (rc != MPI_SUCCESS)
+        return PMPI_Comm_call_errhandler(c->comm, rc), rc;
     p->used = 1;
     p->freed = 0;
     p->kind = kind;
@@ -306,6 +311,10 @@ int csp_preq_wait(struct csp_preq *p)
 
 static void preq_release(struct csp_preq *p)
 {
+    if (p->dt_ref) {
+        PMPI_Type_free(&p->dt);
+        p->dt_ref = 0;
+    }
     csp_comm_unref(p->comm);
     p->comm = NULL;
     p->used = 0;

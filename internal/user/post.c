@@ -38,6 +38,41 @@ static int type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *c
     return MPI_SUCCESS;
 }
 
+/* Is dt predefined? MPICH's builtin handle kind (top bits 01) says so at
+ * no cost for nearly all of them; the pair types (MPI_DOUBLE_INT, ...) are
+ * direct handles, for which the envelope says MPI_COMBINER_NAMED. */
+static int type_predefined(MPI_Datatype dt)
+{
+    if (((uint32_t)dt >> 30) == 1u)
+        return 1;
+    int ni, na, nd, comb;
+    return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+           comb == MPI_COMBINER_NAMED;
+}
+
+/* Not MPI_Type_dup: a duplicate gets the application's attributes through
+ * its copy callbacks, and freeing it would run their delete callbacks on
+ * values the application still uses. A contiguous type of one element
+ * has dt's type map, extent and bounds, and runs no callback. */
+int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned)
+{
+    *ref = dt;
+    *owned = 0;
+    if (type_predefined(dt))
+        return MPI_SUCCESS;
+    MPI_Datatype t;
+    int rc = PMPI_Type_contiguous(1, dt, &t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = PMPI_Type_commit(&t)) != MPI_SUCCESS) {
+        PMPI_Type_free(&t);
+        return rc;
+    }
+    *ref = t;
+    *owned = 1;
+    return MPI_SUCCESS;
+}
+
 /* Decide where the ghost finds op's bytes. For sends, a bounce block gets
  * a copy now; for receives the copy out happens when the op finishes. */
 static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt, int send,
@@ -74,6 +109,11 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
     void *b = csp_heap_alloc(csp_u.heap, nbytes);
     if (!b)
         return csp_error(c->comm, CSP_E_NOMEM);
+    if (!send && !contig && (rc = csp_type_ref(dt, &op->utype, &op->utype_ref)) != MPI_SUCCESS) {
+        /* unpacked when the receive finishes: the type must live until then */
+        csp_heap_free(csp_u.heap, b);
+        return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+    }
     if (send) {
         if (contig) {
             memcpy(b, start, nbytes);
@@ -474,8 +514,11 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     }
     MPI_Status sts[2];
     rc = csp_waitall(2, r, sts);
-    if (st != MPI_STATUS_IGNORE)
+    if (st != MPI_STATUS_IGNORE) { /* the receive's status; MPI_ERROR is the caller's */
+        int keep = st->MPI_ERROR;
         *st = sts[0];
+        st->MPI_ERROR = keep;
+    }
     if (rc == MPI_ERR_IN_STATUS)
         rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
     return rc;

@@ -38,6 +38,10 @@ static void csp_user_setup_fence(void)
 
 static void csp_user_on_release(struct csp_op *op)
 {
+	if (op->utype_ref) {
+		PMPI_Type_free(&op->utype);
+		op->utype_ref = 0;
+	}
 	if (op->comm) {
 		csp_comm_unref(op->comm);
 		op->comm = NULL;

@@ -364,6 +364,16 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
  * bare class). Returns code. */
 int csp_raise(MPI_Comm comm, int code, const char *msg);
 
+/* A datatype the runtime may use after the call that passed it returns
+ * (post.c). The application may free its type as soon as that call
+ * returns; MPI keeps it alive until the operations, persistent requests
+ * and matched receives using it are done. Predefined types live for ever:
+ * *ref = dt, *owned = 0. Any other: *ref is a type of the runtime's with
+ * dt's type map, built from dt (MPI keeps a type alive while types built
+ * from it exist), *owned = 1, and the holder frees it with PMPI_Type_free.
+ * Returns an MPI error code (not raised). */
+int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned);
+
 /* ---- engine (engine.c) ---- */
 /* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
 void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);

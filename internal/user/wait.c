@@ -54,6 +54,34 @@ static int ours_wait(MPI_Request r)
     return p ? csp_preq_wait(p) : MPI_SUCCESS;
 }
 
+/* Is our request r done (nothing left to wait for), without polling? */
+static int ours_done(MPI_Request r)
+{
+    struct csp_op *op = csp_req_op(r);
+    if (!op && csp_is_preq(r)) {
+        struct csp_preq *p = csp_preq_of(r);
+        op = p ? csp_preq_op(p) : NULL;
+        if (p && !op)
+            return 1; /* inactive */
+    }
+    return !op || op->state == CSP_OPS_DONE;
+}
+
+/* The error our done request r will complete with: MPI_SUCCESS, the
+ * operation's error, or (a stale handle) MPI_ERR_REQUEST, which
+ * ours_complete raises properly. */
+static int ours_error(MPI_Request r)
+{
+    struct csp_op *op = csp_req_op(r);
+    if (op)
+        return op->st_error;
+    struct csp_preq *p = csp_preq_of(r);
+    if (!p)
+        return MPI_ERR_REQUEST;
+    op = csp_preq_op(p);
+    return op ? op->st_error : MPI_SUCCESS;
+}
+
 /* Complete our ready request *r: its status, and *r becomes
  * MPI_REQUEST_NULL (an operation) or stays (an inactive persistent one).
  * Returns the operation's error. */
@@ -209,30 +237,36 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
     return rc;
 }
 
-/* Complete every request of ours in reqs (all ready); MPICH completed the
- * rest with return code rc. Returns the call's code. */
+/* The code of a call that returns several statuses, MPICH's part of which
+ * returned rc, when errs of our requests failed: MPI_ERR_IN_STATUS, as
+ * MPICH's own calls return it, with MPI_STATUSES_IGNORE too. */
+static int multi_code(int rc, int errs)
+{
+    return errs && rc == MPI_SUCCESS ? MPI_ERR_IN_STATUS : rc;
+}
+
+/* Complete every request of ours in reqs (all done); MPICH completed the
+ * rest with return code rc. Statuses' MPI_ERROR fields are written only
+ * when the call returns MPI_ERR_IN_STATUS, and then all of them: MPICH
+ * wrote its own if it returned that, else they are MPI_SUCCESS (null
+ * requests included). Returns the call's code. */
 static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc)
 {
-    int errs = 0, first = MPI_SUCCESS;
+    int errs = 0;
+    for (int i = 0; i < n; i++)
+        errs += ours(reqs[i]) && ours_error(reqs[i]) != MPI_SUCCESS;
+    int in_status = sts != MPI_STATUSES_IGNORE && multi_code(rc, errs) == MPI_ERR_IN_STATUS;
     for (int i = 0; i < n; i++) {
         if (!ours(reqs[i])) {
-            /* MPICH sets error fields only when it returns MPI_ERR_IN_STATUS;
-             * ours may make the call return it. */
-            if (sts != MPI_STATUSES_IGNORE && rc == MPI_SUCCESS)
+            if (in_status && rc == MPI_SUCCESS)
                 sts[i].MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         int e = ours_complete(&reqs[i], status_at(sts, i));
-        if (e != MPI_SUCCESS && errs++ == 0)
-            first = e;
-        if (sts != MPI_STATUSES_IGNORE)
+        if (in_status)
             sts[i].MPI_ERROR = e;
     }
-    if (!errs)
-        return rc;
-    if (sts == MPI_STATUSES_IGNORE)
-        return rc != MPI_SUCCESS ? rc : first;
-    return MPI_ERR_IN_STATUS;
+    return multi_code(rc, errs);
 }
 
 int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
@@ -358,27 +392,28 @@ static int test_any(struct any_arg *a)
     mask_done(&m, a->reqs);
     if (a->rc != MPI_SUCCESS && a->rc != MPI_ERR_IN_STATUS)
         return 1;
-    int cnt = *a->outcount == MPI_UNDEFINED ? 0 : *a->outcount;
+    int theirs = *a->outcount == MPI_UNDEFINED ? 0 : *a->outcount, errs = 0;
     for (int i = 0; i < a->n; i++) {
         if (!ours(a->reqs[i]) || !ours_active(a->reqs[i]))
             continue;
         active = 1;
-        if (!ours_ready(a->reqs[i]))
+        errs += ours_ready(a->reqs[i]) && ours_error(a->reqs[i]) != MPI_SUCCESS;
+    }
+    /* MPI_ERROR fields as merge_all writes them */
+    int in_status = a->st != MPI_STATUSES_IGNORE && multi_code(a->rc, errs) == MPI_ERR_IN_STATUS;
+    for (int j = 0; j < theirs && in_status && a->rc == MPI_SUCCESS; j++)
+        a->st[j].MPI_ERROR = MPI_SUCCESS;
+    int cnt = theirs;
+    for (int i = 0; i < a->n; i++) {
+        if (!ours(a->reqs[i]) || !ours_active(a->reqs[i]) || !ours_done(a->reqs[i]))
             continue;
         MPI_Status *st = a->st == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &a->st[cnt];
         int e = ours_complete(&a->reqs[i], st);
-        if (e != MPI_SUCCESS) {
-            if (a->st == MPI_STATUSES_IGNORE) {
-                if (a->rc == MPI_SUCCESS)
-                    a->rc = e;
-            } else {
-                a->rc = MPI_ERR_IN_STATUS;
-            }
-        }
-        if (st != MPI_STATUS_IGNORE)
+        if (in_status)
             st->MPI_ERROR = e;
         a->idxs[cnt++] = i;
     }
+    a->rc = multi_code(a->rc, errs);
     if (*a->outcount != MPI_UNDEFINED || cnt > 0 || active)
         *a->outcount = cnt;
     return *a->outcount != 0;
@@ -540,9 +575,10 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
         rc = csp_error(csp_u.world, CSP_E_BAD_REQUEST);
     } else {
         *flag = op ? csp_poll_op(op) : 1;
-        if (*flag && op)
+        if (*flag && op) {
             csp_req_fill_status(op, st);
-        else if (*flag)
+            rc = op->st_error; /* as MPI_Test would return it */
+        } else if (*flag)
             csp_empty_status(st); /* an inactive persistent request */
         else
             csp_poke_progress();

@@ -9,13 +9,15 @@
  * '|'), main duplicates MPI_COMM_WORLD with that hint into `comm` (the
  * offloaded communicator), runs run_mode(), prints the number of
  * operations this rank posted on `comm` that the runtime must have
- * offloaded, and frees `comm`. `plain` is a duplicate with
+ * offloaded (and how many of them must have bounced through the shared
+ * heap, and how many must not have: contiguous data in registered memory),
+ * and frees `comm`. `plain` is a duplicate with
  * async_config=off: ordinary MPI, for signalling and for the ordinary
  * requests mixed with offloaded ones.
  *
  * Output: "result rank=<r> test=<name> mode=<wildcard_used> ok=<0|1> ..."
  * lines, and per mode "result rank=<r> test=posts mode=<m> ok=1 isend=<n>
- * irecv=<n>". The program exits 1 if any check failed (after running the
+ * irecv=<n> bounce=<n> regist=<n>". The program exits 1 if any check failed (after running the
  * others).
  */
 #include <mpi.h>
@@ -31,6 +33,7 @@ static int anysrc_ok, anytag_ok;
 static MPI_Comm comm;  /* offloaded, hinted with the current mode  */
 static MPI_Comm plain; /* async_config=off: ordinary MPI            */
 static long n_isend, n_irecv; /* posts on comm this mode (offloaded) */
+static long n_bounce, n_regist; /* of those: copied through the heap, not */
 static char **skips;
 static int nskips;
 
@@ -42,6 +45,10 @@ static int nskips;
  * must cover them. */
 #define POST_S(c) (n_isend += (c) == comm)
 #define POST_R(c) (n_irecv += (c) == comm)
+/* Of those posts: one that must bounce (data not contiguous, or not in
+ * registered memory), one that must not (contiguous, registered). */
+#define BOUNCED(c) (n_bounce += (c) == comm)
+#define REGISTERED(c) (n_regist += (c) == comm)
 
 static void report(const char *test, int ok, const char *fmt, ...)
 {
@@ -68,7 +75,7 @@ static void fill(int *b, int n, int src, int tag)
         b[i] = val(src, tag, i);
 }
 
-static int check(const int *b, int n, int src, int tag)
+__attribute__((unused)) static int check(const int *b, int n, int src, int tag)
 {
     for (int i = 0; i < n; i++)
         if (b[i] != val(src, tag, i))
@@ -84,7 +91,7 @@ static int count_of(const MPI_Status *st)
 }
 
 /* Status describes a message from src with tag and n ints. */
-static int status_is(const MPI_Status *st, int src, int tag, int n)
+__attribute__((unused)) static int status_is(const MPI_Status *st, int src, int tag, int n)
 {
     return st->MPI_SOURCE == src && st->MPI_TAG == tag && count_of(st) == n;
 }
@@ -157,11 +164,12 @@ int main(int argc, char **argv)
         MPI_Info_set(info, "wildcard_used", m);
         MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
         MPI_Info_free(&info);
-        n_isend = n_irecv = 0;
+        n_isend = n_irecv = n_bounce = n_regist = 0;
         MPI_Barrier(plain);
         run_mode();
         MPI_Barrier(plain);
-        report("posts", 1, "isend=%ld irecv=%ld", n_isend, n_irecv);
+        report("posts", 1, "isend=%ld irecv=%ld bounce=%ld regist=%ld", n_isend, n_irecv, n_bounce,
+               n_regist);
         MPI_Comm_free(&comm);
     }
     free(modes);

@@ -6,12 +6,16 @@ package cgreq
 #cgo pkg-config: mpich
 #cgo CFLAGS: -O2 -Wall -Werror
 #include "greq.h"
+#include "postcell.h"
+enum { KeptField = 4242 };
 static void *cgreq_alloc(void) { return csp_op_alloc(); }
 static void cgreq_release(void *op) { csp_op_release(op); }
 static int cgreq_start(void *op) { MPI_Request r; ((struct csp_op *)op)->state = CSP_OPS_POSTED; csp_req_start(op, &r); return (int)r; }
 static void *cgreq_lookup(int r) { return csp_req_op((MPI_Request)r); }
 static int cgreq_complete(void *op, int *src, int *tag, int *err, int *canc, int *req_after) {
 	MPI_Status st;
+	st.MPI_SOURCE = st.MPI_TAG = KeptField;
+	st.MPI_ERROR = KeptField;
 	MPI_Request r = ((struct csp_op *)op)->req;
 	int rc = csp_req_complete(op, &r, &st);
 	*src = st.MPI_SOURCE; *tag = st.MPI_TAG; *err = st.MPI_ERROR;
@@ -24,6 +28,7 @@ static void cgreq_set_result(void *p, int src, int tag, int err, long long bytes
 	op->st_source = src; op->st_tag = tag; op->st_error = err; op->st_bytes = bytes; op->st_cancelled = canc;
 	op->state = CSP_OPS_DONE;
 }
+static void cgreq_mark_send(void *op) { ((struct csp_op *)op)->kind = CSP_OP_SEND; }
 static int cgreq_null(void) { return (int)MPI_REQUEST_NULL; }
 */
 import "C"
@@ -65,6 +70,13 @@ func Complete(op Op) (rc, src, tag, err int, cancelled bool, after int32) {
 	r := C.cgreq_complete(unsafe.Pointer(op), &s, &t, &e, &c, &a)
 	return int(r), int(s), int(t), int(e), c != 0, int32(a)
 }
+
+// KeptField is what Complete's status holds in its source, tag and error
+// fields before the completion: a field still holding it was not written.
+const KeptField = C.KeptField
+
+// MarkSend makes op a send (its status carries only the cancelled flag).
+func MarkSend(op Op) { C.cgreq_mark_send(unsafe.Pointer(op)) }
 
 // Null is MPI_REQUEST_NULL.
 func Null() int32 { return int32(C.cgreq_null()) }

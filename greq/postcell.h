@@ -1,0 +1,1 @@
+../postcell/postcell.h
