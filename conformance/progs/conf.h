@@ -2,7 +2,8 @@
  * conf.h: the scaffolding every conformance program shares (not a program;
  * see conformance/doc.go for what a program must declare).
  *
- * A program calls conf_init(), runs its checks with CHECK(), and returns
+ * A program calls conf_init(), runs its checks with CHECK() and the
+ * conf_check_* helpers (which report their caller's line), and returns
  * conf_finish(), which gathers the failures of every rank and makes rank 0
  * print exactly one line:
  *
@@ -163,52 +164,62 @@ CONF_FN void conf_fill(int *b, long n, int seed)
         b[i] = conf_val(seed, i);
 }
 
-/* conf_check_data checks n elements of b against the message seed; what
- * names the check. Returns 1 if they match. */
-CONF_FN int conf_check_data(const int *b, long n, int seed, const char *what)
+/* The checks below report the line of their caller. */
+#define CHECK_AT(line, cond, ...) ((cond) ? 1 : conf_fail(line, __VA_ARGS__))
+
+/* conf_check_data(b, n, seed, what) checks n elements of b against the
+ * message seed; what names the check. Returns 1 if they match. */
+#define conf_check_data(...) conf_check_data_at(__LINE__, __VA_ARGS__)
+CONF_FN int conf_check_data_at(int line, const int *b, long n, int seed, const char *what)
 {
     for (long i = 0; i < n; i++)
         if (b[i] != conf_val(seed, i))
-            return CHECK(0, "%s: element %ld is %d, want %d", what, i, b[i], conf_val(seed, i));
+            return CHECK_AT(line, 0, "%s: element %ld is %d, want %d", what, i, b[i],
+                            conf_val(seed, i));
     return 1;
 }
 
-/* conf_check_status checks source, tag and the count of elements of dt
- * (count < 0: not checked) of a status. */
-CONF_FN int conf_check_status(const MPI_Status *st, int src, int tag, MPI_Datatype dt, int count,
-                             const char *what)
+/* conf_check_status(st, src, tag, dt, count, what) checks source, tag and
+ * the count of elements of dt (count < 0: not checked) of a status. */
+#define conf_check_status(...) conf_check_status_at(__LINE__, __VA_ARGS__)
+CONF_FN int conf_check_status_at(int line, const MPI_Status *st, int src, int tag,
+                                 MPI_Datatype dt, int count, const char *what)
 {
-    int ok = CHECK(st->MPI_SOURCE == src, "%s: MPI_SOURCE %d, want %d", what, st->MPI_SOURCE, src);
-    ok &= CHECK(st->MPI_TAG == tag, "%s: MPI_TAG %d, want %d", what, st->MPI_TAG, tag);
+    int ok = CHECK_AT(line, st->MPI_SOURCE == src, "%s: MPI_SOURCE %d, want %d", what,
+                      st->MPI_SOURCE, src);
+    ok &= CHECK_AT(line, st->MPI_TAG == tag, "%s: MPI_TAG %d, want %d", what, st->MPI_TAG, tag);
     if (count >= 0) {
         int n = -1;
         MPI_Get_count(st, dt, &n);
-        ok &= CHECK(n == count, "%s: MPI_Get_count %d, want %d", what, n, count);
+        ok &= CHECK_AT(line, n == count, "%s: MPI_Get_count %d, want %d", what, n, count);
     }
     return ok;
 }
 
-/* conf_check_empty checks that st is an empty status (MPI 3.7.3: source
- * MPI_ANY_SOURCE, tag MPI_ANY_TAG, count 0, not cancelled). */
-CONF_FN int conf_check_empty(const MPI_Status *st, const char *what)
+/* conf_check_empty(st, what) checks that st is an empty status (MPI
+ * 3.7.3: source MPI_ANY_SOURCE, tag MPI_ANY_TAG, count 0, not cancelled). */
+#define conf_check_empty(...) conf_check_empty_at(__LINE__, __VA_ARGS__)
+CONF_FN int conf_check_empty_at(int line, const MPI_Status *st, const char *what)
 {
     int n = -1, canc = -1;
     MPI_Get_count(st, MPI_INT, &n);
     MPI_Test_cancelled(st, &canc);
-    return CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && n == 0 && !canc,
-                 "%s: not an empty status: source %d tag %d count %d cancelled %d", what,
-                 st->MPI_SOURCE, st->MPI_TAG, n, canc);
+    return CHECK_AT(line,
+                    st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && n == 0 && !canc,
+                    "%s: not an empty status: source %d tag %d count %d cancelled %d", what,
+                    st->MPI_SOURCE, st->MPI_TAG, n, canc);
 }
 
-/* conf_check_procnull checks the status of a receive from MPI_PROC_NULL
- * (MPI 3.11: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0). */
-CONF_FN int conf_check_procnull(const MPI_Status *st, const char *what)
+/* conf_check_procnull(st, what) checks the status of a receive from
+ * MPI_PROC_NULL (MPI 3.11: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0). */
+#define conf_check_procnull(...) conf_check_procnull_at(__LINE__, __VA_ARGS__)
+CONF_FN int conf_check_procnull_at(int line, const MPI_Status *st, const char *what)
 {
     int n = -1;
     MPI_Get_count(st, MPI_INT, &n);
-    return CHECK(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && n == 0,
-                 "%s: status of MPI_PROC_NULL: source %d tag %d count %d", what, st->MPI_SOURCE,
-                 st->MPI_TAG, n);
+    return CHECK_AT(line, st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && n == 0,
+                    "%s: status of MPI_PROC_NULL: source %d tag %d count %d", what,
+                    st->MPI_SOURCE, st->MPI_TAG, n);
 }
 
 /* conf_wait_test completes *req by polling MPI_Test (at most CONF_HANG_S). */
