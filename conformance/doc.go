@@ -60,8 +60,9 @@
 //	expected-error   the library stopped a wildcard the program declares and the hint rules out
 //	known <item>     not ok under the library, as its known: line says
 //	FAIL, crash, timeout, leftover, stats, refused, no-result
-//	                 anything else; with "(mpich)" in the plain column of a program with a mpich-bug:
-//	                 line; with "!" in front when it is an unexpected difference
+//	                 anything else: "(mpich)" after it in the plain column of a program with a
+//	                 mpich-bug: line, "(as plain)" in a library column that fails as plain MPICH
+//	                 does there, "!" before it when it is an unexpected difference
 //
 // The plain column is expected to be ok (or to fail as the program's
 // mpich-bug: line says); a library column is expected to be ok, an
