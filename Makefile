@@ -5,7 +5,7 @@
 #   make bench-quick   a short osubench overlap run, mpi vs CasperII, busy and sleep compute (~1-2 min)
 #   make bench-full    osubench run all: every benchmark, the four modes, every series (~20 min on 2 cores)
 #   make fuzz       each fuzz target for FUZZTIME (default 30s)
-#   make conformance   our point-to-point conformance programs, plain MPICH vs CasperII in every hint mode (~10 min)
+#   make conformance   our point-to-point conformance programs, plain MPICH vs CasperII in every hint mode (~4 min)
 
 GO        ?= go
 FUZZTIME  ?= 30s
