@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,18 +243,27 @@ func mpichTool(dir, name string, args ...string) error {
 // per distinct (name, opts) and returns the path of the program.
 func CProg(t testing.TB, name string, opts ...string) string {
 	t.Helper()
+	return CFile(t, filepath.Join("test", "cprogs", name+".c"), opts...)
+}
+
+// CFile compiles the C program at path (relative to the repository root)
+// with mpicc -O2 and opts once per distinct (path, opts) and returns the
+// path of the program.
+func CFile(t testing.TB, path string, opts ...string) string {
+	t.Helper()
 	r := Root(t)
 	dir := buildDir(t)
-	key := "c:" + name + "\x00" + strings.Join(opts, "\x00")
+	key := "c:" + path + "\x00" + strings.Join(opts, "\x00")
 	sum := sha256.Sum256([]byte(key))
+	name := strings.TrimSuffix(filepath.Base(path), ".c")
 	b := buildOnce(key, func() (string, string, error) {
 		out := filepath.Join(dir, "c-"+name+"-"+hex.EncodeToString(sum[:6]))
-		args := append([]string{"-O2", filepath.Join("test", "cprogs", name+".c")}, opts...)
+		args := append([]string{"-O2", path}, opts...)
 		args = append(args, "-o", out)
 		return out, "", mpichTool(r, "mpicc", args...)
 	})
 	if b.err != nil {
-		t.Fatalf("harness: compiling C program %s: %v", name, b.err)
+		t.Fatalf("harness: compiling C program %s: %v", path, b.err)
 	}
 	return b.path
 }
@@ -292,6 +302,93 @@ func Run(t testing.TB, j Job) Result {
 		lib = Lib(t)
 	}
 	return run(t, j, lib)
+}
+
+// Collected is the outcome of a job run by RunCollected: its result, if
+// the job ended by itself, and the findings with which Run would have
+// failed the test.
+type Collected struct {
+	Result
+	Finished bool     // the job ended by itself (false: it timed out, or the harness could not run it)
+	Problems []string // the harness's findings: a timeout, leftover processes or /dev/shm entries
+	Log      string   // what the harness logged about the job (its command line, environment, exit code)
+}
+
+// RunCollected runs the job as Run does, with the same timeout, kills and
+// leftover checks, but returns the harness's findings instead of failing
+// t, and keeps what it logs out of t's log: for a runner that tabulates
+// the outcomes of many jobs (conformance/). A job that timed out has
+// Finished false and its processes killed.
+func RunCollected(t testing.TB, j Job) Collected {
+	t.Helper()
+	lib := ""
+	if j.Preload {
+		lib = Lib(t)
+	}
+	rec := &recorder{tb: t}
+	var c Collected
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Result = run(rec, j, lib)
+		c.Finished = true
+	}()
+	<-done
+	c.Problems, c.Log = rec.findings()
+	return c
+}
+
+// recorder is a T that records failures and logs; its FailNow ends the
+// goroutine running the job, as testing.T's does.
+type recorder struct {
+	tb     testing.TB // for TempDir
+	mu     sync.Mutex
+	errors []string
+	log    strings.Builder
+	failed bool
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(&r.log, format+"\n", args...)
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+	r.failed = true
+}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	r.FailNow()
+}
+
+func (r *recorder) FailNow() {
+	r.mu.Lock()
+	r.failed = true
+	r.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (r *recorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
+func (r *recorder) TempDir() string { return r.tb.TempDir() }
+
+func (r *recorder) Cleanup(func()) {}
+
+func (r *recorder) findings() ([]string, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errors...), r.log.String()
 }
 
 // T is what run needs of a test; *testing.T has it. (The harness's own

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -71,62 +69,6 @@ func TestJobEnv(t *testing.T) {
 	assert.Equal(t, []string{"PATH=/bin", "HOME=/root"}, env)
 }
 
-// harnessRecorder is a T that records failures; FailNow ends the goroutine
-// running the job, as testing.T's does.
-type harnessRecorder struct {
-	*testing.T
-	mu     sync.Mutex
-	errors []string
-	failed bool
-}
-
-func (r *harnessRecorder) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-	r.failed = true
-}
-
-func (r *harnessRecorder) Fatalf(format string, args ...any) {
-	r.Errorf(format, args...)
-	r.FailNow()
-}
-
-func (r *harnessRecorder) FailNow() {
-	r.mu.Lock()
-	r.failed = true
-	r.mu.Unlock()
-	runtime.Goexit()
-}
-
-func (r *harnessRecorder) Failed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.failed
-}
-
-func (r *harnessRecorder) Cleanup(func()) {}
-
-func (r *harnessRecorder) text() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.errors, "\n")
-}
-
-// runRecorded runs j with a harnessRecorder and returns it (and the result, if
-// run returned).
-func runRecorded(t *testing.T, j Job) (*harnessRecorder, Result) {
-	rec := &harnessRecorder{T: t}
-	var res Result
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		res = run(rec, j, "")
-	}()
-	<-done
-	return rec, res
-}
-
 // processWith reports whether a live process has s in its command line.
 func processWith(s string) bool {
 	ents, _ := os.ReadDir("/proc")
@@ -148,12 +90,13 @@ func harnessAtoi(s string) int {
 }
 
 // A job that hangs is killed, all its processes, at its timeout, and the
-// test fails.
+// test fails (RunCollected returns that finding instead).
 func TestHarnessTimeout(t *testing.T) {
 	start := time.Now()
-	rec, _ := runRecorded(t, Job{Layout: Layout{N: 2}, Prog: "/bin/sleep", Args: []string{"31.5"}, Timeout: 2 * time.Second})
-	assert.True(t, rec.Failed())
-	assert.Contains(t, rec.text(), "timed out after 2s")
+	c := RunCollected(t, Job{Layout: Layout{N: 2}, Prog: "/bin/sleep", Args: []string{"31.5"}, Timeout: 2 * time.Second})
+	assert.False(t, c.Finished)
+	assert.Contains(t, strings.Join(c.Problems, "\n"), "timed out after 2s")
+	assert.Contains(t, c.Log, "sleep 31.5", "the job's command line is in its log")
 	assert.Less(t, time.Since(start), 15*time.Second)
 	assert.False(t, processWith("sleep 31.5"), "a process of the job survived its timeout")
 }
@@ -163,13 +106,14 @@ func TestHarnessTimeout(t *testing.T) {
 func TestHarnessLeftoverProcess(t *testing.T) {
 	// The process closes the descriptors it inherited (Hydra's PMI socket
 	// and pipes), or Hydra would wait for it.
-	rec, res := runRecorded(t, Job{Layout: Layout{N: 1}, Prog: "/bin/bash",
+	c := RunCollected(t, Job{Layout: Layout{N: 1}, Prog: "/bin/bash",
 		Args: []string{"-c", `for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null
 setsid /bin/sleep 32.5 </dev/null >/dev/null 2>&1 & exit 0`}, Timeout: 20 * time.Second})
-	assert.Equal(t, 0, res.ExitCode)
-	assert.True(t, rec.Failed())
-	assert.Contains(t, rec.text(), "outlived mpiexec")
-	assert.Contains(t, rec.text(), "sleep")
+	assert.True(t, c.Finished)
+	assert.Equal(t, 0, c.ExitCode)
+	problems := strings.Join(c.Problems, "\n")
+	assert.Contains(t, problems, "outlived mpiexec")
+	assert.Contains(t, problems, "sleep")
 	assert.False(t, processWith("sleep 32.5"), "the leftover process was not killed")
 }
 
@@ -177,13 +121,13 @@ setsid /bin/sleep 32.5 </dev/null >/dev/null 2>&1 & exit 0`}, Timeout: 20 * time
 // removed.
 func TestHarnessShmLeftover(t *testing.T) {
 	name := fmt.Sprintf("casperii-harness-test-%d", os.Getpid())
-	rec, res := runRecorded(t, Job{Layout: Layout{N: 1}, Prog: "/bin/sh",
+	c := RunCollected(t, Job{Layout: Layout{N: 1}, Prog: "/bin/sh",
 		Args: []string{"-c", "echo hello; echo oops >&2; touch /dev/shm/" + name}, Timeout: 20 * time.Second})
-	assert.Equal(t, 0, res.ExitCode)
-	assert.Equal(t, "hello\n", res.Stdout)
-	assert.Equal(t, "oops\n", res.Stderr)
-	assert.True(t, rec.Failed())
-	assert.Contains(t, rec.text(), name)
+	assert.True(t, c.Finished)
+	assert.Equal(t, 0, c.ExitCode)
+	assert.Equal(t, "hello\n", c.Stdout)
+	assert.Equal(t, "oops\n", c.Stderr)
+	assert.Contains(t, strings.Join(c.Problems, "\n"), name)
 	_, err := os.Stat("/dev/shm/" + name)
 	assert.True(t, os.IsNotExist(err), "the /dev/shm entry was not removed")
 }
