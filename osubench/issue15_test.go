@@ -229,3 +229,136 @@ func TestPhasesProbeTables(t *testing.T) {
 	assert.Contains(t, out.String(), "# cspii-auto: LD_PRELOAD libcasperii.so, CSP_ASYNC_CONFIG=auto, wildcard_used=none (probe: any_src")
 	assert.Contains(t, out.String(), "# cspii-hint: LD_PRELOAD libcasperii.so, CSP_ASYNC_CONFIG=on, wildcard_used=none (probe: any_src, which allows MPI_ANY_SOURCE), the program sets async_config=off before each small-message phase")
 }
+
+// Issue 15's targets, each on its boundary: exactly at the limit is met,
+// just past it MISSED.
+func TestTargetsIssue15(t *testing.T) {
+	const K, M = 1 << 10, 1 << 20
+	lat := Series{Transport: SHM, Compute: NoCompute, Touch: true}
+	busy := Series{Transport: SHM, Compute: Busy, Touch: true}
+	sleep := Series{Transport: SHM, Compute: Sleep, Touch: true}
+	sizes := []int64{8, 64 * K}
+	// latency: cspii-tag loses at 8 B and wins at 64K (gain 50); auto is
+	// at 1.10x at 8 B and keeps exactly 80% at 64K; off is at 1.05x.
+	latency := fakeBench(Latency, lat, DefaultLayout, sizes, byMode("lat_us", map[string]map[int64]float64{
+		"mpi": {8: 10, 64 * K: 100}, "cspii-tag": {8: 50, 64 * K: 50}, "cspii-auto": {8: 11, 64 * K: 60}, "cspii-off": {8: 10.5, 64 * K: 105},
+	}), "mpi", "cspii-tag", "cspii-off", "cspii-auto")
+	// overlap, busy: auto just past both limits; off just past 1.05x.
+	overlap := fakeBench(Overlap, busy, DefaultLayout, sizes, byMode("total_us", map[string]map[int64]float64{
+		"mpi": {8: 10, 64 * K: 100}, "cspii-tag": {8: 50, 64 * K: 50}, "cspii-auto": {8: 11.01, 64 * K: 60.5}, "cspii-off": {0: 10.51},
+	}), "mpi", "cspii-tag", "cspii-off", "cspii-auto")
+	// rate: cspii-tag wins nowhere, so there is no gain to keep.
+	rate := fakeBench(Rate, lat, DefaultLayout, sizes, byMode("iter_us", map[string]map[int64]float64{
+		"mpi": {0: 10}, "cspii-tag": {0: 20}, "cspii-auto": {0: 10},
+	}), "mpi", "cspii-tag", "cspii-auto")
+	// halo, sleep: no cspii-tag in the series.
+	halo := fakeBench(Halo, sleep, DefaultHaloLayout, sizes, byMode("iter_us", map[string]map[int64]float64{
+		"mpi": {0: 100}, "cspii-auto": {0: 50},
+	}), "mpi", "cspii-auto")
+	// phases, sleep: auto exactly 0.80x of both; hint just past it at 1M.
+	phSizes := []int64{64 * K, 1 * M}
+	phases := fakeBench(Phases, sleep, DefaultLayout, phSizes, byMode("round_us", map[string]map[int64]float64{
+		"mpi": {0: 100}, "cspii-tag": {64 * K: 100, 1 * M: 90}, "cspii-auto": {64 * K: 80, 1 * M: 72}, "cspii-hint": {64 * K: 80, 1 * M: 72.1}, "cspii-off": {0: 100},
+	}), "mpi", "cspii-tag", "cspii-off", "cspii-auto", "cspii-hint")
+	// phases, busy: no cspii-tag: the target compares with it too.
+	phasesBusy := fakeBench(Phases, busy, DefaultLayout, phSizes, byMode("round_us", map[string]map[int64]float64{
+		"mpi": {0: 100}, "cspii-auto": {0: 10}, "cspii-hint": {0: 10},
+	}), "mpi", "cspii-auto", "cspii-hint")
+	// probe, sleep: round trips and the server's compute throughput.
+	probe := fakeBench(Probe, sleep, DefaultLayout, []int64{8}, func(mode string, _ int64) map[string]float64 {
+		return map[string]float64{
+			"rtt_us":          map[string]float64{"mpi": 10, "cspii-tag": 40, "cspii-auto": 11, "cspii-off": 10.5}[mode],
+			"server_comp_pct": map[string]float64{"mpi": 100, "cspii-tag": 50, "cspii-auto": 90.91, "cspii-off": 95.2}[mode],
+		}
+	}, "mpi", "cspii-tag", "cspii-off", "cspii-auto")
+	ts := EvaluateTargets([]*BenchResult{latency, overlap, rate, halo, phases, phasesBusy, probe})
+	get := func(mode string, b Bench, series, goal string) Target {
+		t.Helper()
+		return findTarget(t, ts, SHM, mode, b, series, goal)
+	}
+
+	a := get("cspii-auto", Latency, "touched", "lat_us <= 1.10x mpi at every size")
+	assert.Equal(t, statusMet, a.Status, a.Measured)
+	assert.Equal(t, "8: 1.10x, 64K: 0.60x", a.Measured)
+	assert.Equal(t, "15", a.Issue)
+	g := get("cspii-auto", Latency, "touched", "keeps >= 80% of cspii-tag's gain")
+	assert.Equal(t, statusMet, g.Status, g.Measured)
+	assert.Equal(t, "64K: 80% (60.00 vs cspii-tag 50.00, mpi 100.0)", g.Measured, "only where cspii-tag beats mpi")
+	assert.Equal(t, statusMissed, get("cspii-auto", Overlap, "busy, touched", "total_us <= 1.10x").Status)
+	assert.Equal(t, statusMissed, get("cspii-auto", Overlap, "busy, touched", "keeps >= 80%").Status)
+	r := get("cspii-auto", Rate, "touched", "keeps >= 80%")
+	assert.Equal(t, statusMet, r.Status)
+	assert.Equal(t, "cspii-tag beats mpi at no size: no gain to keep", r.Measured)
+	h := get("cspii-auto", Halo, "sleep, touched", "keeps >= 80%")
+	assert.Equal(t, statusNoValue, h.Status)
+	assert.Contains(t, h.Measured, "no cspii-tag result")
+	assert.Equal(t, statusMet, get("cspii-auto", Halo, "sleep, touched", "iter_us <= 1.10x").Status)
+	assert.Equal(t, statusNoValue, get("cspii-auto", Halo, "busy, touched", "iter_us <= 1.10x").Status, "series not run")
+	assert.False(t, get("cspii-auto", Halo, "busy, touched", "iter_us <= 1.10x").NotRun, "halo ran, only its busy series did not")
+
+	p := get("cspii-auto", Phases, "sleep, touched", "round_us <= 0.80x both")
+	assert.Equal(t, statusMet, p.Status, p.Measured)
+	assert.Equal(t, "64K: 0.80x mpi, 0.80x cspii-tag, 1M: 0.72x mpi, 0.80x cspii-tag", p.Measured)
+	assert.Equal(t, statusMissed, get("cspii-hint", Phases, "sleep, touched", "round_us <= 0.80x both").Status)
+	pb := get("cspii-hint", Phases, "busy, touched", "round_us <= 0.80x both")
+	assert.Equal(t, statusNoValue, pb.Status)
+	assert.Contains(t, pb.Measured, "no cspii-tag result")
+
+	assert.Equal(t, statusMet, get("cspii-auto", Probe, "sleep, touched", "rtt_us <= 1.10x").Status)
+	sc := get("cspii-auto", Probe, "sleep, touched", "server_comp_pct >= 0.91x mpi's")
+	assert.Equal(t, statusMet, sc.Status, sc.Measured)
+	assert.Equal(t, "8: 0.91x", sc.Measured)
+
+	// cspii-off: 1.05x everywhere, every benchmark.
+	assert.Equal(t, statusMet, get("cspii-off", Latency, "touched", "lat_us <= 1.05x").Status)
+	assert.Equal(t, statusMissed, get("cspii-off", Overlap, "busy, touched", "total_us <= 1.05x").Status)
+	assert.Equal(t, statusMet, get("cspii-off", Phases, "sleep, touched", "round_us <= 1.05x").Status)
+	assert.Equal(t, statusMet, get("cspii-off", Probe, "sleep, touched", "rtt_us <= 1.05x").Status)
+	assert.Equal(t, statusMissed, get("cspii-off", Probe, "sleep, touched", "server_comp_pct >= 0.95x").Status, "95.2% < 100/1.05 = 95.24%")
+	assert.Equal(t, statusNoValue, get("cspii-off", Rate, "touched", "iter_us <= 1.05x").Status, "cspii-off not in that series")
+
+	// Each mode gets its own issue's targets only.
+	for _, tg := range ts {
+		switch tg.Mode {
+		case "cspii-auto", "cspii-off":
+			assert.Equal(t, "15", tg.Issue)
+		case "cspii-hint":
+			assert.Equal(t, Phases, tg.Bench, "cspii-hint: phases only")
+		case "cspii-tag":
+			assert.NotEqual(t, "15", tg.Issue)
+		}
+	}
+
+	var out bytes.Buffer
+	WriteTargets(&out, ts)
+	assert.Regexp(t, `\n  met +15 +cspii-auto +latency +touched +lat_us <= 1\.10x mpi at every size +8: 1\.10x, 64K: 0\.60x\n`, out.String())
+	assert.Regexp(t, `\n  MISSED +15 +cspii-hint +phases +sleep, touched +round_us <= 0\.80x both mpi's and cspii-tag's at every size +64K: 0\.80x mpi, 0\.80x cspii-tag, 1M: 0\.72x mpi, 0\.80x cspii-tag\n`, out.String())
+
+	// A run of latency alone: the other benchmarks' targets in one line,
+	// in the benchmarks' order, saying how to run them.
+	out.Reset()
+	WriteTargets(&out, EvaluateTargets([]*BenchResult{latency}))
+	assert.Contains(t, out.String(), "benchmark not run:")
+	assert.Contains(t, out.String(), "of overlap, rate, halo, phases, probe (osubench run overlap,rate,halo,phases,probe runs them)")
+	out.Reset()
+	WriteTargets(&out, EvaluateTargets([]*BenchResult{phases}))
+	assert.Contains(t, out.String(), "(osubench run latency,overlap,rate,halo,probe runs them)")
+}
+
+// The touch-cost target judges the sizes both series ran: the untouched
+// series of run all runs fewer (SecondarySizes).
+func TestTouchCostSecondarySizes(t *testing.T) {
+	const K = 1 << 10
+	s := Series{Transport: SHM, Compute: NoCompute, Touch: true}
+	u := s
+	u.Touch = false
+	touched := fakeBench(Latency, s, DefaultLayout, []int64{8, 4 * K, 64 * K}, byMode("lat_us", map[string]map[int64]float64{
+		"mpi": {0: 20}, "cspii-tag": {0: 23},
+	}), "mpi", "cspii-tag")
+	untouched := fakeBench(Latency, u, DefaultLayout, []int64{8, 64 * K}, byMode("lat_us", map[string]map[int64]float64{
+		"mpi": {0: 10}, "cspii-tag": {0: 10},
+	}), "mpi", "cspii-tag")
+	tg := findTarget(t, EvaluateTargets([]*BenchResult{touched, untouched}), SHM, "cspii-tag", Latency, "touched", "touching adds")
+	assert.Equal(t, statusMet, tg.Status)
+	assert.Equal(t, "8: +13.00 vs mpi +10.00 us, 64K: +13.00 vs mpi +10.00 us", tg.Measured, "4K was not run untouched")
+}
