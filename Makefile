@@ -59,8 +59,7 @@ bench-quick: build
 # thread, cspii-tag, cspii-dup, cspii-off, cspii-auto, 5 reps; touched
 # buffers with busy and sleep compute, and the untouched secondary series
 # on fewer sizes (it prints its estimated duration first). Issue 15's
-# phases and probe: FULL_ARGS is appended, or run them on their own
-# (osubench/README.md).
+# phases and probe run on their own (osubench/README.md).
 bench-full: build
 	$(OSUBENCH) run all $(FULL_ARGS) --lib lib/libcasperii.so --out osubench-out/full
 
