@@ -342,7 +342,9 @@ func TestTargetsIssue15(t *testing.T) {
 	assert.Contains(t, out.String(), "of overlap, rate, halo, phases, probe (osubench run overlap,rate,halo,phases,probe runs them)")
 	out.Reset()
 	WriteTargets(&out, EvaluateTargets([]*BenchResult{phases}))
-	assert.Contains(t, out.String(), "(osubench run latency,overlap,rate,halo,probe runs them)")
+	assert.Contains(t, out.String(), "of latency, overlap, rate, halo, probe (osubench run all,probe runs them)")
+	assert.Equal(t, "all", runList([]string{"latency", "overlap", "rate", "halo"}))
+	assert.Equal(t, "latency,rate", runList([]string{"latency", "rate"}))
 }
 
 // The touch-cost target judges the sizes both series ran: the untouched

@@ -422,7 +422,7 @@ func TestTargetsIssue14Boundaries(t *testing.T) {
 	assert.Regexp(t, `\n  met +14 +cspii-tag +overlap +busy, touched +T_total <= 1\.10x mpi at every size 256K-4M +256K: 1\.10x`, out.String())
 	assert.NotContains(t, out.String(), "latency [no compute, touched, shm] not run")
 	// latency: 3 (issue 5/6) + 1 (touch cost), rate: 2 + 1; per mode.
-	assert.Contains(t, out.String(), "# not measured, benchmark not run: 14 more targets, of latency, rate (osubench run all runs them)")
+	assert.Contains(t, out.String(), "# not measured, benchmark not run: 14 more targets, of latency, rate (osubench run latency,rate runs them)")
 }
 
 // A target over a size range says which of its sizes were not measured;

@@ -561,6 +561,25 @@ func atSize(t targetCtx, key string, size int64, ok func(float64) bool) (string,
 
 func (b Bench) String() string { return string(b) }
 
+// runList is the benchmark list of a run command that runs benches (in
+// KnownBenches order): "all" stands for AllBenches when all are in it.
+func runList(benches []string) string {
+	all := true
+	for _, b := range AllBenches {
+		all = all && slices.Contains(benches, string(b))
+	}
+	var out []string
+	if all {
+		out = append(out, "all")
+	}
+	for _, b := range benches {
+		if !all || !slices.Contains(AllBenches, Bench(b)) {
+			out = append(out, b)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
 // WriteTargets prints the targets, one table per transport.
 func WriteTargets(w io.Writer, ts []Target) {
 	if len(ts) == 0 {
@@ -622,13 +641,7 @@ func WriteTargets(w io.Writer, ts []Target) {
 			slices.SortStableFunc(notRunOrder, func(a, b string) int {
 				return slices.Index(KnownBenches, Bench(a)) - slices.Index(KnownBenches, Bench(b))
 			})
-			how := "osubench run all runs them"
-			for _, b := range notRunOrder {
-				if !slices.Contains(AllBenches, Bench(b)) {
-					how = "osubench run " + strings.Join(notRunOrder, ",") + " runs them"
-					break
-				}
-			}
+			how := "osubench run " + runList(notRunOrder) + " runs them"
 			fmt.Fprintf(w, "# not measured, benchmark not run: %d more targets, of %s (%s)\n", n, strings.Join(notRunOrder, ", "), how)
 		}
 	}
