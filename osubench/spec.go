@@ -116,7 +116,7 @@ func (m Mode) Describe() string {
 	}
 	if m.Hint != "" {
 		h := "wildcard_used=" + m.Hint
-		if p := m.HintFor(Probe); p != m.Hint {
+		if p := m.HintFor(Probe); p != m.Hint && !m.PhaseHint {
 			h += " (probe: " + p + ", which allows MPI_ANY_SOURCE)"
 		}
 		parts = append(parts, h)
