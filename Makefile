@@ -3,7 +3,7 @@
 #   make test       the whole test suite (what CI runs)
 #   make bench      micro-benchmarks (go test -bench)
 #   make bench-quick   a short osubench overlap run, mpi vs CasperII, busy and sleep compute (~1-2 min)
-#   make bench-full    osubench run all: every benchmark, the four modes, every series (~20 min on 2 cores)
+#   make bench-full    osubench run all: latency, overlap, rate, halo in 6 modes, every series (~23 min on 2 cores)
 #   make fuzz       each fuzz target for FUZZTIME (default 30s)
 #   make conformance   our point-to-point conformance programs, plain MPICH vs CasperII in every hint mode (~4 min)
 
@@ -56,9 +56,11 @@ FULL_ARGS  ?=
 bench-quick: build
 	$(OSUBENCH) run overlap $(QUICK_ARGS) --lib lib/libcasperii.so --out osubench-out/quick
 
-# osubench run all: every benchmark in the modes mpi, thread, cspii-tag,
-# cspii-dup, 5 reps; touched buffers with busy and sleep compute, and the
-# untouched secondary series (it prints its estimated duration first).
+# osubench run all: latency, overlap, rate and halo in the modes mpi,
+# thread, cspii-tag, cspii-dup, cspii-off, cspii-auto, 5 reps; touched
+# buffers with busy and sleep compute, and the untouched secondary series
+# on fewer sizes (it prints its estimated duration first). Issue 15's
+# phases and probe run on their own (osubench/README.md).
 bench-full: build
 	$(OSUBENCH) run all $(FULL_ARGS) --lib lib/libcasperii.so --out osubench-out/full
 

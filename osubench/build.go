@@ -83,7 +83,7 @@ func BuildC(cache string) (*Programs, error) {
 		}
 	}
 	p := &Programs{C: map[Bench]string{}, Dir: dir}
-	for _, b := range AllBenches {
+	for _, b := range KnownBenches {
 		out := filepath.Join(dir, "osub-"+string(b))
 		if _, err := os.Stat(out); err != nil {
 			tmp := out + ".tmp"

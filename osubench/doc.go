@@ -2,7 +2,10 @@
 // side by side on one machine: plain MPICH (mode mpi), MPICH's progress
 // thread (thread), and CasperII through the preloaded interposer, with tag
 // encoding (cspii-tag, wildcard_used=none) and communicator duplication
-// (cspii-dup, wildcard_used=any_tag_same_tag).
+// (cspii-dup, wildcard_used=any_tag_same_tag), both static offload
+// (CSP_ASYNC_CONFIG=on); and issue 15's cspii-off (the library present,
+// CSP_ASYNC_CONFIG=off), cspii-auto (CSP_ASYNC_CONFIG=auto, adaptive) and
+// cspii-hint (phases only: the program switches async_config per phase).
 //
 // The benchmarks are small C MPI programs (csrc/, embedded, compiled with
 // MPICH's mpicc into a cache directory and run with MPICH's mpiexec, both
@@ -13,11 +16,18 @@
 //	overlap  touch, post, compute, wait, compute = plain MPI's latency per size; overlap %; Fig. 4/5
 //	rate     osu_mbw_mr: a window of 64 Isend then Waitall, Irecv window, 4-byte ack; Fig. 3(c)
 //	halo     periodic 2D Cartesian grid, 4 neighbours, 300 us compute between post and wait; Fig. 6
+//	phases   rounds of a small-message phase (ping-pongs, rate windows) and an overlapped exchange; issue 15
+//	probe    a server polling MPI_Iprobe(MPI_ANY_SOURCE) between compute slices, clients' round trips; issue 15
+//
+// `run all` runs the first four; phases and probe run on their own or in a
+// list. probe's communicator allows MPI_ANY_SOURCE in every CasperII mode
+// (Mode.HintFor).
 //
 // Every benchmark runs in series (Series): touched buffers (the default,
 // as applications do: every byte of the send buffers written before each
 // post, every byte of the receive buffers read after each wait) or
-// untouched (secondary), busy or sleep compute (overlap, halo), shm or tcp
+// untouched (secondary), busy or sleep compute (overlap, halo, phases,
+// probe), shm or tcp
 // transport (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self). Every mode runs every
 // series; ratios compare modes within one series of one run, and every
 // table, CSV row, plot and target is labelled with its series.
@@ -65,7 +75,10 @@
 //     included); with --overlap-compute self each job uses its own.
 //   - The targets (targets.go) are issue 14's (busy and sleep compute with
 //     touched buffers, and the cost of touching against plain MPICH's) and
-//     issue 5/6's latency and message-rate targets, per transport.
+//     issue 5/6's latency and message-rate targets for static offload, and
+//     issue 15's for cspii-auto, cspii-hint and cspii-off (at most 1.10x
+//     and 1.05x mpi, 80% of static offload's gain kept, phases 20% faster
+//     than both mpi and cspii-tag), per transport.
 //   - CPU use: the programs report the users' CPU time over the wall time of
 //     the timed loop (getrusage, all threads); the driver samples every
 //     process of a job from /proc (users and ghosts apart) and the host's

@@ -146,6 +146,12 @@ type ConfigJSON struct {
 	OverlapCompute string      `json:"overlap_compute"`
 	HaloComputeUs  float64     `json:"halo_compute_us"`
 	Window         int         `json:"window"`
+	PhaseComputeUs float64     `json:"phase_compute_us,omitempty"`
+	PhasePingPongs int         `json:"phase_pingpongs,omitempty"`
+	PhaseWindows   int         `json:"phase_windows,omitempty"`
+	PhaseExchanges int         `json:"phase_exchanges,omitempty"`
+	ProbeSliceUs   float64     `json:"probe_slice_us,omitempty"`
+	ProbeThinkUs   float64     `json:"probe_think_us,omitempty"`
 	Quick          bool        `json:"quick"`
 }
 
@@ -153,7 +159,9 @@ func configJSON(c *Config) ConfigJSON {
 	return ConfigJSON{Benches: c.Benches, Modes: c.Modes, Sizes: c.Sizes, Layout: c.Layout, Computes: c.Computes,
 		Touches: c.Touches, Transports: c.Transports, Reps: c.Reps,
 		BudgetMs: c.BudgetMs, MinIters: c.MinIters, MaxIters: c.MaxIters, OverlapCompute: c.OverlapCompute,
-		HaloComputeUs: c.HaloComputeUs, Window: c.Window, Quick: c.Quick}
+		HaloComputeUs: c.HaloComputeUs, Window: c.Window, PhaseComputeUs: c.PhaseComputeUs, PhasePingPongs: c.PhasePingPongs,
+		PhaseWindows: c.PhaseWindows, PhaseExchanges: c.PhaseExchanges, ProbeSliceUs: c.ProbeSliceUs, ProbeThinkUs: c.ProbeThinkUs,
+		Quick: c.Quick}
 }
 
 // sanitize drops non-finite values, which JSON cannot carry.

@@ -19,16 +19,23 @@ var plotPanels = map[Bench][]string{
 	Overlap: {"total_us", "overlap_pct"},
 	Rate:    {"msg_rate"},
 	Halo:    {"iter_us", "wait_us"},
+	Phases:  {"small_us", "large_us", "round_us"},
+	Probe:   {"rtt_us", "server_comp_pct"},
 }
 
 var panelTitle = map[Bench]string{
-	"latency:post_us":     "post time (Isend + Irecv)",
-	"latency:wait_us":     "wait time (Waitall)",
-	"overlap:total_us":    "total time (touch + post + compute + wait)",
-	"overlap:overlap_pct": "overlap %",
-	"rate:msg_rate":       "message rate",
-	"halo:iter_us":        "time per iteration",
-	"halo:wait_us":        "wait time (Waitall)",
+	"latency:post_us":       "post time (Isend + Irecv)",
+	"latency:wait_us":       "wait time (Waitall)",
+	"overlap:total_us":      "total time (touch + post + compute + wait)",
+	"overlap:overlap_pct":   "overlap %",
+	"rate:msg_rate":         "message rate",
+	"halo:iter_us":          "time per iteration",
+	"halo:wait_us":          "wait time (Waitall)",
+	"phases:small_us":       "(a) small-message phase per round",
+	"phases:large_us":       "(b) overlapped phase per round",
+	"phases:round_us":       "time per round, (a) + (b)",
+	"probe:rtt_us":          "request round trip",
+	"probe:server_comp_pct": "server's compute throughput",
 }
 
 func metricOf(b Bench, key string) Metric {
@@ -38,6 +45,17 @@ func metricOf(b Bench, key string) Metric {
 		}
 	}
 	return Metric{Key: key, Title: key}
+}
+
+// sizeAxis labels the x axis of benchmark b: what its size is.
+func sizeAxis(b Bench) string {
+	switch b {
+	case Phases:
+		return "size of the overlapped phase's messages (bytes)"
+	case Probe:
+		return "request and response size (bytes)"
+	}
+	return "message size (bytes)"
 }
 
 // sizeX maps a message size to the log-scale x axis (0 is drawn at 0.5).
@@ -82,7 +100,7 @@ func panel(br *BenchResult, key string) (*plot.Plot, error) {
 	m := metricOf(br.Bench, key)
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s\n%s", br.Bench, panelTitle[br.Bench+":"+Bench(key)], br.Series.Label())
-	p.X.Label.Text = "message size (bytes)"
+	p.X.Label.Text = sizeAxis(br.Bench)
 	p.Y.Label.Text = fmt.Sprintf("%s [%s]", m.Key, m.Unit)
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = sizeTicks(br.Sizes)

@@ -55,18 +55,53 @@ var Metrics = map[Bench][]Metric{
 		{Key: "comp_in_us", Title: "compute time in the loop, measured", Unit: "us"},
 		{Key: "touch_us", Title: "touch time per iteration (write the 4 outgoing halos + read the 4 incoming)", Unit: "us"},
 	},
+	Phases: {
+		{Key: "round_us", Title: "time per round, (a) + (b), set_info and barriers included (mean over rounds and users)", Unit: "us"},
+		{Key: "small_us", Title: "(a) small-message phase per round: 8 B-4 KiB ping-pongs and message-rate windows", Unit: "us"},
+		{Key: "large_us", Title: "(b) overlapped phase per round: exchanges with the neighbours at size, compute between post and wait", Unit: "us"},
+		{Key: "round_p50_us", Title: "time per round, median over the rounds", Unit: "us"},
+		{Key: "sync_us", Title: "MPI_Comm_set_info (cspii-hint) + MPI_Barrier at the start of both phases, per round", Unit: "us"},
+		{Key: "pingpong_us", Title: "(a): the ping-pongs per round", Unit: "us"},
+		{Key: "window_us", Title: "(a): the message-rate windows per round", Unit: "us"},
+		{Key: "wait_us", Title: "(b): wait time (MPI_Waitall) per exchange", Unit: "us"},
+		{Key: "touch_us", Title: "touch time per round (both phases)", Unit: "us"},
+	},
+	Probe: {
+		{Key: "rtt_us", Title: "request round trip (touch + Irecv + Isend + Waitall + touch), mean over requests and clients", Unit: "us"},
+		{Key: "server_comp_pct", Title: "server's compute throughput: its compute time over its wall time while serving", Unit: "%", HigherBetter: true},
+		{Key: "rtt_p50_us", Title: "request round trip, median over the requests", Unit: "us"},
+		{Key: "empty_probe_us", Title: "server's MPI_Iprobe that finds nothing, mean", Unit: "us"},
+		{Key: "probes_per_req", Title: "server's MPI_Iprobe calls per request answered"},
+		{Key: "req_per_s", Title: "requests answered per second", Unit: "req/s", HigherBetter: true},
+	},
 }
 
 // IterMetric is the time per iteration of benchmark b as an application
-// sees it (touching included): what the touch-cost target compares.
+// sees it (touching included): what the touch-cost target compares, and
+// issue 15's targets per cell.
 func IterMetric(b Bench) string {
 	switch b {
 	case Latency:
 		return "lat_us"
 	case Overlap:
 		return "total_us"
+	case Phases:
+		return "round_us"
+	case Probe:
+		return "rtt_us"
 	}
 	return "iter_us"
+}
+
+// iterName is what one iteration of benchmark b is called in the tables.
+func iterName(b Bench) string {
+	switch b {
+	case Phases:
+		return "round"
+	case Probe:
+		return "request"
+	}
+	return "iteration"
 }
 
 // breakdown lists the parts of an iteration shown together in one table
@@ -75,9 +110,12 @@ var breakdown = map[Bench][]string{
 	Latency: {"post_us", "wait_us", "touch_us"},
 	Overlap: {"post_us", "comp_in_us", "wait_us", "touch_us"},
 	Halo:    {"post_us", "comp_in_us", "wait_us", "touch_us"},
+	Phases:  {"small_us", "large_us", "sync_us", "touch_us"},
+	Probe:   {"post_us", "wait_us", "touch_us"},
 }
 
-var partName = map[string]string{"post_us": "post", "comp_in_us": "compute", "wait_us": "wait", "touch_us": "touch"}
+var partName = map[string]string{"post_us": "post", "comp_in_us": "compute", "wait_us": "wait", "touch_us": "touch",
+	"small_us": "(a) small", "large_us": "(b) large", "sync_us": "set_info + barrier"}
 
 // diagKeys are the per-user diagnostics every program reports, shown
 // together in one table per benchmark.
@@ -134,8 +172,10 @@ func WriteHeader(w io.Writer, r *Runner) {
 	}
 	fmt.Fprintf(w, "# reps:     %d; %g ms budget per size and phase (iterations adapt, %d..%d); a job's value is the mean over its iterations (p50: the median) and over the users; tables show the median [min, max] over reps\n",
 		c.Reps, c.BudgetMs, c.MinIters, c.MaxIters)
-	fmt.Fprintf(w, "# buffers:  MPI_Alloc_mem(shmbuf_regist=true); communicator: MPI_Comm_dup_with_info(MPI_COMM_WORLD, wildcard_used=none (cspii-tag) | any_tag_same_tag (cspii-dup) | no hint (mpi, thread))\n")
-	fmt.Fprintf(w, "# thread:   MPIR_CVAR_ASYNC_PROGRESS=1 and MPI_Init_thread(MPI_THREAD_MULTIPLE)\n")
+	fmt.Fprintf(w, "# buffers:  MPI_Alloc_mem(shmbuf_regist=true); communicator: MPI_Comm_dup_with_info(MPI_COMM_WORLD, the mode's wildcard_used hint; none for mpi and thread)\n")
+	for _, m := range c.Modes {
+		fmt.Fprintf(w, "# %-10s %s\n", m.Name+":", m.Describe())
+	}
 }
 
 // WriteBench prints one series of a benchmark: commands, checks and
@@ -197,7 +237,7 @@ func WriteBreakdown(w io.Writer, br *BenchResult) {
 	for _, k := range keys {
 		names = append(names, partName[k])
 	}
-	fmt.Fprintf(w, "\n# %s: %s per iteration [us] (medians)\n", br.Label(), strings.Join(names, " / "))
+	fmt.Fprintf(w, "\n# %s: %s per %s [us] (medians)\n", br.Label(), strings.Join(names, " / "), iterName(br.Bench))
 	rows := [][]string{append([]string{"size"}, br.Modes...)}
 	for _, sz := range br.Sizes {
 		row := []string{FormatSize(sz)}
@@ -220,7 +260,7 @@ func WriteDiagTable(w io.Writer, br *BenchResult) {
 	if len(br.Modes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n# %s: users' CPU %% / voluntary / involuntary context switches per iteration (medians)\n", br.Label())
+	fmt.Fprintf(w, "\n# %s: users' CPU %% / voluntary / involuntary context switches per %s (medians)\n", br.Label(), iterName(br.Bench))
 	rows := [][]string{append([]string{"size"}, br.Modes...)}
 	for _, s := range br.Sizes {
 		row := []string{FormatSize(s)}
@@ -279,20 +319,36 @@ func WriteChecks(w io.Writer, br *BenchResult) {
 				t := SumStats(stats)
 				line += fmt.Sprintf("; CSP_STATS rep 1, all users: isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d",
 					t["isend_offloaded"], t["irecv_offloaded"], t["direct"], t["bounce"])
-				for _, k := range []string{"held", "yields", "sleeps"} {
+				for _, k := range []string{"held", "yields", "sleeps", "probes", "switches"} {
 					if v, ok := t[k]; ok {
 						line += fmt.Sprintf(" %s=%d", k, v)
 					}
 				}
-				if t["isend_offloaded"] == 0 || t["irecv_offloaded"] == 0 {
-					line += "  <- NOT OFFLOADED"
-				} else if t["bounce"] > 0 {
-					line += "  <- bounce copies: buffers not registered"
-				}
+				line += offloadCheck(m, t)
 			}
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// offloadCheck flags counters that contradict what mode m asks for:
+// nothing offloaded where offload is on, anything offloaded where it is
+// off, bounce copies (buffers not registered). auto may do either.
+func offloadCheck(m Mode, t CSPStats) string {
+	off := t["isend_offloaded"] == 0 || t["irecv_offloaded"] == 0
+	switch {
+	case m.AsyncConfig == "off" && t["isend_offloaded"]+t["irecv_offloaded"] > 0:
+		return "  <- OFFLOADED although CSP_ASYNC_CONFIG=off"
+	case m.AsyncConfig == "off":
+		return "  (offload off, as the mode asks)"
+	case m.AsyncConfig == "auto" && off:
+		return "  (auto: stayed on the direct route)"
+	case off:
+		return "  <- NOT OFFLOADED"
+	case t["bounce"] > 0:
+		return "  <- bounce copies: buffers not registered"
+	}
+	return ""
 }
 
 // WriteTable prints metric m of br as an OSU-style table: one row per size,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,10 +44,22 @@ type Config struct {
 	OverlapCompute string
 	HaloComputeUs  float64
 	Window         int
-	Check          bool // verify received data once per size
-	SetInfo        bool // halo: MPI_Comm_set_info on the Cartesian communicator too
-	Quick          bool
-	Genv           []string // extra KEY=VALUE for every job (-genv), e.g. CSP_VERBOSE=1
+	// The phases benchmark (phases.c): compute between post and wait of
+	// its large exchanges, ping-pongs and message-rate windows per small
+	// size of its small-message phase, large exchanges per overlapped
+	// phase.
+	PhaseComputeUs float64
+	PhasePingPongs int
+	PhaseWindows   int
+	PhaseExchanges int
+	// The probe benchmark (probe.c): the server's compute slice between
+	// polls, the clients' compute between requests.
+	ProbeSliceUs float64
+	ProbeThinkUs float64
+	Check        bool // verify received data once per size
+	SetInfo      bool // halo: MPI_Comm_set_info on the Cartesian communicator too
+	Quick        bool
+	Genv         []string // extra KEY=VALUE for every job (-genv), e.g. CSP_VERBOSE=1
 	// QuietWait, if positive, holds each job (at most this long) until the
 	// rest of the host has used less than QuietCores cores over a second.
 	QuietWait  time.Duration
@@ -64,7 +77,7 @@ func (c *Config) Defaults() {
 		c.Benches = append([]Bench(nil), AllBenches...)
 	}
 	if len(c.Modes) == 0 {
-		c.Modes, _ = ParseModes(strings.Join(DefaultModes, ","))
+		c.Modes, _ = ParseModes(strings.Join(DefaultModesFor(c.Benches), ","))
 	}
 	if len(c.Computes) == 0 {
 		c.Computes = []Compute{Busy, Sleep}
@@ -102,6 +115,24 @@ func (c *Config) Defaults() {
 	if c.Window <= 0 {
 		c.Window = 64
 	}
+	if c.PhaseComputeUs <= 0 {
+		c.PhaseComputeUs = 200
+	}
+	if c.PhasePingPongs <= 0 {
+		c.PhasePingPongs = 25
+	}
+	if c.PhaseWindows <= 0 {
+		c.PhaseWindows = 2
+	}
+	if c.PhaseExchanges <= 0 {
+		c.PhaseExchanges = 4
+	}
+	if c.ProbeSliceUs <= 0 {
+		c.ProbeSliceUs = 20
+	}
+	if c.ProbeThinkUs <= 0 {
+		c.ProbeThinkUs = 50
+	}
 	if c.Lib == "" {
 		c.Lib = "auto"
 	}
@@ -130,7 +161,7 @@ func (c *Config) SeriesFor(b Bench) []Series {
 	return SeriesOf(b, c.Transports, c.Touches, c.Computes)
 }
 
-// SizesFor returns the message sizes of benchmark b.
+// SizesFor returns the message sizes of benchmark b's primary series.
 func (c *Config) SizesFor(b Bench) []int64 {
 	switch {
 	case c.Sizes != nil:
@@ -139,6 +170,17 @@ func (c *Config) SizesFor(b Bench) []int64 {
 		return QuickSizes(b)
 	}
 	return DefaultSizes(b)
+}
+
+// SizesForSeries returns the message sizes of series s of benchmark b:
+// SizesFor(b), except for an untouched (secondary) series that runs beside
+// the touched one with the default sizes (`run all`), which gets
+// SecondarySizes(b).
+func (c *Config) SizesForSeries(b Bench, s Series) []int64 {
+	if c.Sizes == nil && !c.Quick && s.Secondary() && slices.Contains(c.Touches, true) {
+		return SecondarySizes(b)
+	}
+	return c.SizesFor(b)
 }
 
 // JobRecord is one job of a benchmark run.
@@ -284,7 +326,8 @@ func (r *Runner) Prepare() error {
 	return nil
 }
 
-// skipReason says why mode m cannot run benchmark b ("" if it can).
+// skipReason says why mode m cannot run benchmark b ("" if it can): a
+// missing library or program, or modeMismatch.
 func (r *Runner) skipReason(b Bench, m Mode, l Layout) string {
 	switch {
 	case m.Preload && (r.Lib == nil || r.Lib.Err != nil):
@@ -292,12 +335,27 @@ func (r *Runner) skipReason(b Bench, m Mode, l Layout) string {
 			return "no CasperII library"
 		}
 		return "no CasperII library: " + r.Lib.Err.Error()
+	case m.GoAPI && b == Latency && (r.Progs == nil || r.Progs.GoAPI == ""):
+		if r.Progs == nil {
+			return "the Go-API program is not built"
+		}
+		return fmt.Sprintf("the Go-API program did not build: %v", r.Progs.GoErr)
+	}
+	return modeMismatch(b, m, l)
+}
+
+// modeMismatch says why mode m does not apply to benchmark b in layout l
+// ("" if it does), whatever is built.
+func modeMismatch(b Bench, m Mode, l Layout) string {
+	switch {
 	case m.GoAPI && b != Latency:
 		return "the Go-API program implements the latency test only"
-	case m.GoAPI && r.Progs.GoAPI == "":
-		return fmt.Sprintf("the Go-API program did not build: %v", r.Progs.GoErr)
-	case (b == Latency || b == Overlap || b == Rate) && l.NUsers()%2 != 0:
+	case m.PhaseHint && b != Phases:
+		return "cspii-hint sets async_config per phase of the phases benchmark only"
+	case (b == Latency || b == Overlap || b == Rate || b == Phases) && l.NUsers()%2 != 0:
 		return fmt.Sprintf("%s pairs users: layout %s has an odd number of users", b, l)
+	case b == Probe && l.NUsers() < 2:
+		return fmt.Sprintf("probe needs a server and at least one client: layout %s has 1 user", l)
 	}
 	return ""
 }
@@ -338,8 +396,8 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	}
 	args = append(args, "-b", strconv.FormatFloat(c.BudgetMs, 'g', -1, 64),
 		"-m", strconv.Itoa(c.MinIters), "-i", strconv.Itoa(c.MaxIters))
-	if m.Hint != "" {
-		args = append(args, "-H", m.Hint)
+	if h := m.HintFor(b); h != "" {
+		args = append(args, "-H", h)
 	}
 	if m.Thread {
 		args = append(args, "-T")
@@ -355,6 +413,16 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 		if c.SetInfo {
 			args = append(args, "-S")
 		}
+	case Phases:
+		args = append(args, "-u", strconv.FormatFloat(c.PhaseComputeUs, 'g', -1, 64),
+			"-P", strconv.Itoa(c.PhasePingPongs), "-R", strconv.Itoa(c.PhaseWindows),
+			"-W", strconv.Itoa(c.Window), "-I", strconv.Itoa(c.PhaseExchanges))
+		if m.PhaseHint {
+			args = append(args, "-A")
+		}
+	case Probe:
+		args = append(args, "-u", strconv.FormatFloat(c.ProbeThinkUs, 'g', -1, 64),
+			"-q", strconv.FormatFloat(c.ProbeSliceUs, 'g', -1, 64))
 	}
 	args = append(args, extra...)
 	j := JobSpec{Procs: l.Procs(m), Prog: r.Progs.C[b], Args: args, Timeout: r.jobTimeout(b, len(sizes))}
@@ -364,6 +432,9 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	if m.Ghosts() {
 		j.Env = append(j.Env, "CSP_NODE_SIZE="+strconv.Itoa(l.NodeSize()), "CSP_NG="+strconv.Itoa(l.Ghosts), "CSP_STATS=1")
 		j.IsGhost = l.IsGhostRank
+	}
+	if m.Preload && m.AsyncConfig != "" {
+		j.Env = append(j.Env, "CSP_ASYNC_CONFIG="+m.AsyncConfig)
 	}
 	if m.Preload {
 		j.Env = append(j.Env, "LD_PRELOAD="+r.Lib.Path)
@@ -412,13 +483,12 @@ func (r *Runner) Run(ctx context.Context, report func(*BenchResult)) error {
 func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 	c := &r.Cfg
 	l := c.LayoutFor(b)
-	sizes := c.SizesFor(b)
 	if r.broken == nil {
 		r.broken, r.startFail = map[string]string{}, map[string]int{}
 	}
 	var brs []*BenchResult
 	for _, s := range c.SeriesFor(b) {
-		br := &BenchResult{Bench: b, Series: s, Layout: l, Sizes: sizes, Skipped: map[string]string{}}
+		br := &BenchResult{Bench: b, Series: s, Layout: l, Sizes: c.SizesForSeries(b, s), Skipped: map[string]string{}}
 		for _, m := range c.Modes {
 			why := r.skipReason(b, m, l)
 			if why == "" {
@@ -448,20 +518,22 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 	failures := map[string]int{} // per series and mode
 	// overlap with --overlap-compute mpi: every mode of a repetition
 	// computes the same, plain MPI's latency per size in the transport.
-	// mpiP50 collects the mpi jobs' median exchange times (every series of
-	// the transport); from rep 2 on, every mode (mpi included) gets their
-	// median over the earlier reps with -x. In rep 1 the first mpi job of
-	// the transport calibrates itself and the other jobs get what it
-	// computed (its target_us).
-	mpiP50 := map[Transport][][]float64{}
+	// mpiP50 collects, per size, the mpi jobs' median exchange times
+	// (every series of the transport); from rep 2 on, every mode (mpi
+	// included) gets their median over the earlier reps with -x. In rep 1
+	// the first mpi job of the transport calibrates itself and the other
+	// jobs get what it computed (its target_us). A series may have fewer
+	// sizes than another (SecondarySizes): the values are kept per size.
+	mpiP50 := map[Transport]map[int64][]float64{}
 	sameCompute := b == Overlap && c.OverlapCompute == "mpi"
 	for rep := 1; rep <= c.Reps; rep++ {
-		mpiLat := map[Transport][]string{} // overlap: the compute asked for, per size, in this repetition
+		mpiLat := map[Transport]map[int64]string{} // overlap: the compute asked for, per size, in this repetition
 		if sameCompute {
 			for t, p50 := range mpiP50 {
-				if len(p50[0]) > 0 {
-					for i := range sizes {
-						mpiLat[t] = append(mpiLat[t], strconv.FormatFloat(Median(p50[i]), 'f', 4, 64))
+				mpiLat[t] = map[int64]string{}
+				for sz, vs := range p50 {
+					if len(vs) > 0 {
+						mpiLat[t][sz] = strconv.FormatFloat(Median(vs), 'f', 4, 64)
 					}
 				}
 			}
@@ -491,12 +563,13 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 				}
 				var extra []string
 				same := sameCompute && contains(br.Modes, "mpi")
-				if same && mpiLat[s.Transport] != nil {
-					extra = []string{"-x", strings.Join(mpiLat[s.Transport], ",")}
+				xs, haveX := computeFor(mpiLat[s.Transport], br.Sizes)
+				if same && haveX {
+					extra = []string{"-x", xs}
 				} else if same && m.Name != "mpi" {
 					br.Notes = append(br.Notes, fmt.Sprintf("rep %d: no mpi result to take the compute from, %s computed its own latency", rep, m.Name))
 				}
-				rec := r.runJob(ctx, br, m, l, sizes, rep, extra)
+				rec := r.runJob(ctx, br, m, l, br.Sizes, rep, extra)
 				if rec.Error != "" {
 					failures[fkey]++
 					if rec.StartFailed() {
@@ -510,20 +583,20 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 					}
 				}
 				if same && m.Name == "mpi" && rec.Error == "" {
-					first := mpiLat[s.Transport] == nil
-					p50 := mpiP50[s.Transport]
-					if p50 == nil {
-						p50 = make([][]float64, len(sizes))
-						mpiP50[s.Transport] = p50
+					if mpiP50[s.Transport] == nil {
+						mpiP50[s.Transport] = map[int64][]float64{}
 					}
-					for i, p := range rec.Points {
+					if mpiLat[s.Transport] == nil {
+						mpiLat[s.Transport] = map[int64]string{}
+					}
+					for _, p := range rec.Points {
 						v, ok := p.Values["xchg_p50_us"]
 						if !ok { // programs before touching reported the ping-pong only
 							v = p.Values["comm_p50_us"]
 						}
-						p50[i] = append(p50[i], v)
-						if first { // rep 1: what the mpi job computed
-							mpiLat[s.Transport] = append(mpiLat[s.Transport], strconv.FormatFloat(p.Values["target_us"], 'f', 4, 64))
+						mpiP50[s.Transport][p.Size] = append(mpiP50[s.Transport][p.Size], v)
+						if _, ok := mpiLat[s.Transport][p.Size]; !ok { // rep 1: what the mpi job computed
+							mpiLat[s.Transport][p.Size] = strconv.FormatFloat(p.Values["target_us"], 'f', 4, 64)
 						}
 					}
 				}
@@ -532,6 +605,20 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 		}
 	}
 	return brs
+}
+
+// computeFor is the -x argument of an overlap job on sizes: the compute
+// asked for at each size, from lat; false if lat lacks a size.
+func computeFor(lat map[int64]string, sizes []int64) (string, bool) {
+	xs := make([]string, 0, len(sizes))
+	for _, sz := range sizes {
+		x, ok := lat[sz]
+		if !ok {
+			return "", false
+		}
+		xs = append(xs, x)
+	}
+	return strings.Join(xs, ","), len(xs) > 0
 }
 
 // runJob runs one job of series br.Series in mode m and records it.
@@ -561,7 +648,7 @@ func (r *Runner) runJob(ctx context.Context, br *BenchResult, m Mode, l Layout, 
 		err = fmt.Errorf("%d result lines for %d sizes", len(pts), len(sizes))
 	}
 	if err == nil {
-		err = checkInfo(rec.Info, s, b)
+		err = checkInfo(rec.Info, s, b, m)
 	}
 	if err != nil {
 		rec.Error = err.Error()
@@ -599,8 +686,9 @@ func (j *JobRecord) StartFailed() bool { return j.Error != "" && len(j.Info) == 
 
 // checkInfo verifies that the program ran the series asked for: its info
 // lines say touch=on|off and, for the benchmarks that compute, the compute
-// kind (a program that ignored -t or -c would mislabel its results).
-func checkInfo(info []Fields, s Series, b Bench) error {
+// kind, and phases whether it switched async_config per phase as mode m
+// asks (a program that ignored -t, -c or -A would mislabel its results).
+func checkInfo(info []Fields, s Series, b Bench, m Mode) error {
 	if len(info) == 0 {
 		return fmt.Errorf("no osub-info line")
 	}
@@ -615,6 +703,9 @@ func checkInfo(info []Fields, s Series, b Bench) error {
 		if got, ok := f["compute"]; ok && b.Computes() && got != string(s.Compute) {
 			return fmt.Errorf("the program ran with compute=%s, the series is compute=%s", got, s.Compute)
 		}
+		if got, ok := f["phase_hint"]; ok && got != map[bool]string{true: "1", false: "0"}[m.PhaseHint] {
+			return fmt.Errorf("the program ran with phase_hint=%s, mode %s asks for phase_hint=%t", got, m.Name, m.PhaseHint)
+		}
 	}
 	return nil
 }
@@ -627,10 +718,14 @@ func (r *Runner) Estimate() (int, time.Duration) {
 	var d time.Duration
 	for _, b := range c.Benches {
 		l := c.LayoutFor(b)
-		n := len(c.SizesFor(b))
-		for range c.SeriesFor(b) {
+		for _, s := range c.SeriesFor(b) {
+			n := len(c.SizesForSeries(b, s))
 			for _, m := range c.Modes {
-				if r.Progs != nil && r.skipReason(b, m, l) != "" {
+				why := modeMismatch(b, m, l)
+				if r.Progs != nil {
+					why = r.skipReason(b, m, l)
+				}
+				if why != "" {
 					continue
 				}
 				jobs += c.Reps
@@ -644,7 +739,7 @@ func (r *Runner) Estimate() (int, time.Duration) {
 // jobEstimate is how long one job of b in mode m on nsizes sizes should
 // take: startup, and per size its timed phases (90% of the budget each:
 // small sizes reach the iteration cap first) plus warm-up and calibration
-// (halo: 20 warm-up iterations of a few ms). The thread mode's progress
+// (halo: 20 warm-up iterations of a few ms; phases: 4 warm-up rounds). The thread mode's progress
 // thread competes with the users for the cores: 2.5 times as long. Fitted
 // to runs on the 2-core development machine (overlap 10 sizes at 200 ms:
 // mpi 4.4 s, cspii 5.5 s, thread 13 s; halo 7 sizes: 3.1-5.1 s); the
@@ -659,7 +754,7 @@ func jobEstimate(b Bench, m Mode, nsizes int, budgetMs float64) time.Duration {
 		timed *= 2.5
 	}
 	warm := 0.05
-	if b == Halo {
+	if b == Halo || b == Phases {
 		warm = 0.2
 	}
 	secs := startup + float64(nsizes)*(timed+warm)

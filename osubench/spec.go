@@ -12,36 +12,47 @@ import (
 // Bench names a benchmark.
 type Bench string
 
-// The benchmarks (paper section V).
+// The benchmarks: the paper's (section V), and issue 15's.
 const (
 	Latency Bench = "latency" // nonblocking ping-pong: post and wait time (Fig. 3 a,b)
 	Overlap Bench = "overlap" // post, compute, wait (Fig. 4/5)
 	Rate    Bench = "rate"    // windowed message rate, osu_mbw_mr (Fig. 3 c)
 	Halo    Bench = "halo"    // 2D Cartesian nearest-neighbour exchange (Fig. 6)
+	// Phases alternates a latency-bound small-message phase with a
+	// compute-overlapped large exchange (issue 15).
+	Phases Bench = "phases"
+	// Probe is a request/response server that polls MPI_Iprobe(MPI_ANY_SOURCE)
+	// between slices of compute, as PGAS runtimes do (issue 15).
+	Probe Bench = "probe"
 )
 
-// AllBenches is the order `run all` uses.
+// AllBenches is what `run all` runs, in this order: the paper's four
+// benchmarks, whose cells issue 15's run-all targets judge.
 var AllBenches = []Bench{Latency, Overlap, Rate, Halo}
 
-// ParseBenches parses "latency", "all" or a comma-separated list.
+// KnownBenches are every benchmark: `run all` and issue 15's phases and
+// probe, which run on their own (`run phases`, `run probe`,
+// `run all,phases,probe`).
+var KnownBenches = []Bench{Latency, Overlap, Rate, Halo, Phases, Probe}
+
+// ParseBenches parses "latency", "all" or a comma-separated list ("all"
+// may be one of its items: "all,phases").
 func ParseBenches(s string) ([]Bench, error) {
-	if s == "all" {
-		return append([]Bench(nil), AllBenches...), nil
-	}
 	var out []Bench
 	seen := map[Bench]bool{}
 	for _, f := range strings.Split(s, ",") {
-		b := Bench(strings.TrimSpace(f))
-		ok := false
-		for _, k := range AllBenches {
-			ok = ok || k == b
+		f = strings.TrimSpace(f)
+		bs := []Bench{Bench(f)}
+		if f == "all" {
+			bs = AllBenches
+		} else if !slices.Contains(KnownBenches, Bench(f)) {
+			return nil, fmt.Errorf("unknown benchmark %q (want latency, overlap, rate, halo, phases, probe or all)", f)
 		}
-		if !ok {
-			return nil, fmt.Errorf("unknown benchmark %q (want latency, overlap, rate, halo or all)", f)
-		}
-		if !seen[b] {
-			seen[b] = true
-			out = append(out, b)
+		for _, b := range bs {
+			if !seen[b] {
+				seen[b] = true
+				out = append(out, b)
+			}
 		}
 	}
 	return out, nil
@@ -54,24 +65,123 @@ type Mode struct {
 	GoAPI   bool   // the Go-API program (CasperII linked in), with ghosts
 	Hint    string // wildcard_used on the benchmark communicator ("" none)
 	Thread  bool   // MPI_THREAD_MULTIPLE + MPIR_CVAR_ASYNC_PROGRESS=1
+	// AsyncConfig is CSP_ASYNC_CONFIG of the preload modes: on (static
+	// offload), off (the library present, offload off) or auto (the
+	// runtime switches each communicator from self-profiling). Stated
+	// even where it is the library's default, so that a mode keeps its
+	// meaning if the default changes.
+	AsyncConfig string `json:",omitempty"`
+	// PhaseHint: the program itself sets async_config per phase
+	// (MPI_Comm_set_info, then MPI_Barrier on the communicator); the
+	// phases benchmark only.
+	PhaseHint bool `json:",omitempty"`
 }
 
 // Ghosts reports whether the mode runs ghost processes.
 func (m Mode) Ghosts() bool { return m.Preload || m.GoAPI }
 
+// HintFor is the wildcard_used hint of the mode's communicator in
+// benchmark b: the mode's own, except where b receives from
+// MPI_ANY_SOURCE (probe), which the hints none and any_tag_same_tag rule
+// out: there none becomes any_src (ghost-side matching) and
+// any_tag_same_tag any_src|any_tag_same_tag (duplication with source
+// recovery), the cheapest algorithms that allow it.
+func (m Mode) HintFor(b Bench) string {
+	if b.AnySource() {
+		switch m.Hint {
+		case "none":
+			return "any_src"
+		case "any_tag_same_tag":
+			return "any_src|any_tag_same_tag"
+		}
+	}
+	return m.Hint
+}
+
+// Describe says how the mode runs, for the report's header.
+func (m Mode) Describe() string {
+	var parts []string
+	switch {
+	case m.Thread:
+		parts = append(parts, "MPIR_CVAR_ASYNC_PROGRESS=1 and MPI_Init_thread(MPI_THREAD_MULTIPLE)")
+	case m.Preload:
+		parts = append(parts, "LD_PRELOAD libcasperii.so")
+	case m.GoAPI:
+		parts = append(parts, "the Go-API latency program")
+	default:
+		parts = append(parts, "plain MPICH, no preload")
+	}
+	if m.AsyncConfig != "" {
+		parts = append(parts, "CSP_ASYNC_CONFIG="+m.AsyncConfig)
+	}
+	if m.Hint != "" {
+		h := "wildcard_used=" + m.Hint
+		if p := m.HintFor(Probe); p != m.Hint && !m.PhaseHint {
+			h += " (probe: " + p + ", which allows MPI_ANY_SOURCE)"
+		}
+		parts = append(parts, h)
+	}
+	if m.PhaseHint {
+		parts = append(parts, "the program sets async_config=off before each small-message phase and on before each overlapped one, then MPI_Barrier (phases only)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// AnySource reports whether benchmark b receives from MPI_ANY_SOURCE.
+func (b Bench) AnySource() bool { return b == Probe }
+
 // Modes known to the command. The go-* modes run the Go-API variant of the
-// latency test (osubench/goapi/latency) and apply to latency only.
+// latency test (osubench/goapi/latency) and apply to latency only;
+// cspii-hint applies to phases only.
 var knownModes = []Mode{
 	{Name: "mpi"},
 	{Name: "thread", Thread: true},
-	{Name: "cspii-tag", Preload: true, Hint: "none"},
-	{Name: "cspii-dup", Preload: true, Hint: "any_tag_same_tag"},
+	{Name: "cspii-tag", Preload: true, Hint: "none", AsyncConfig: "on"},
+	{Name: "cspii-dup", Preload: true, Hint: "any_tag_same_tag", AsyncConfig: "on"},
+	{Name: "cspii-off", Preload: true, Hint: "none", AsyncConfig: "off"},
+	{Name: "cspii-auto", Preload: true, Hint: "none", AsyncConfig: "auto"},
+	{Name: "cspii-hint", Preload: true, Hint: "none", AsyncConfig: "on", PhaseHint: true},
 	{Name: "go-tag", GoAPI: true, Hint: "none"},
 	{Name: "go-dup", GoAPI: true, Hint: "any_tag_same_tag"},
 }
 
-// DefaultModes are the four modes of the paper's comparison.
-var DefaultModes = []string{"mpi", "thread", "cspii-tag", "cspii-dup"}
+// DefaultModes are the modes of `run all` (and of latency, overlap, rate
+// and halo run alone): the paper's four, and issue 15's cspii-off (what
+// the library's mere presence costs) and cspii-auto (adaptive offload).
+var DefaultModes = []string{"mpi", "thread", "cspii-tag", "cspii-dup", "cspii-off", "cspii-auto"}
+
+// PhasesModes are the default modes of the phases benchmark: plain MPICH,
+// static offload, the library with offload off, automatic switching, and
+// the program's own switching per phase.
+var PhasesModes = []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto", "cspii-hint"}
+
+// ProbeModes are the default modes of the probe benchmark.
+var ProbeModes = []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto"}
+
+// DefaultModesFor is the default of --modes for a run of benches: the
+// union of each benchmark's default modes, in the order of knownModes.
+func DefaultModesFor(benches []Bench) []string {
+	want := map[string]bool{}
+	for _, b := range benches {
+		ms := DefaultModes
+		switch b {
+		case Phases:
+			ms = PhasesModes
+		case Probe:
+			ms = ProbeModes
+		}
+		for _, m := range ms {
+			want[m] = true
+		}
+	}
+	var out []string
+	for _, m := range knownModes {
+		if want[m.Name] {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
 
 // LookupMode returns the mode called name.
 func LookupMode(name string) (Mode, bool) {
@@ -289,6 +399,9 @@ func FormatSize(n int64) string {
 
 // DefaultSizes returns the default message sizes of a benchmark (overlap
 // and halo include 64K, 256K, 1M and 4M, the sizes of issue 14's targets).
+// The sizes of phases are those of its large exchange (its small-message
+// phase always runs 8 B, 64 B, 512 B and 4 KiB); those of probe are the
+// request sizes.
 func DefaultSizes(b Bench) []int64 {
 	const K, M = 1 << 10, 1 << 20
 	switch b {
@@ -296,15 +409,41 @@ func DefaultSizes(b Bench) []int64 {
 		return []int64{1, 8, 64, 512, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
 	case Halo:
 		return []int64{1 * K, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
+	case Phases:
+		return []int64{64 * K, 256 * K, 1 * M}
+	case Probe:
+		return []int64{8, 64, 512, 4 * K}
 	}
 	return []int64{0, 8, 64, 512, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
+}
+
+// SecondarySizes are the default sizes of an untouched (secondary) series
+// that runs beside the touched one (`run all`): the sizes of issue 14's
+// targets and one small size, which the touch-cost target and the
+// comparison need, and no more (it keeps `run all` under half an hour).
+func SecondarySizes(b Bench) []int64 {
+	const K, M = 1 << 10, 1 << 20
+	switch b {
+	case Halo:
+		return []int64{1 * K, 64 * K, 256 * K, 1 * M, 4 * M}
+	case Phases:
+		return []int64{64 * K, 1 * M}
+	case Probe:
+		return []int64{8, 4 * K}
+	}
+	return []int64{8, 64 * K, 256 * K, 1 * M, 4 * M}
 }
 
 // QuickSizes are the sizes of --quick.
 func QuickSizes(b Bench) []int64 {
 	const K, M = 1 << 10, 1 << 20
-	if b == Halo {
+	switch b {
+	case Halo:
 		return []int64{1 * K, 64 * K, 1 * M}
+	case Phases:
+		return []int64{64 * K, 1 * M}
+	case Probe:
+		return []int64{8, 4 * K}
 	}
 	return []int64{8, 1 * K, 64 * K, 1 * M}
 }
@@ -358,9 +497,10 @@ func ParseComputes(s string) ([]Compute, error) {
 	return out, nil
 }
 
-// Computes reports whether benchmark b computes between post and wait
-// (overlap, halo); latency and rate do not, so --compute does not apply.
-func (b Bench) Computes() bool { return b == Overlap || b == Halo }
+// Computes reports whether benchmark b computes (overlap, halo and phases
+// between post and wait, probe between requests and polls); latency and
+// rate do not, so --compute does not apply.
+func (b Bench) Computes() bool { return b == Overlap || b == Halo || b == Phases || b == Probe }
 
 // ParseTouch parses --touch: on, off, both (on, then off) or a
 // comma-separated list. Touched series come first: they are the primary

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -46,8 +47,9 @@ func TouchCostLimit(mpiCost float64) float64 {
 }
 
 // EvaluateTargets checks the targets against the results, for every
-// transport run and every CasperII mode present (cspii-tag, cspii-dup,
-// go-tag, go-dup; the go-* modes run latency only).
+// transport run and every CasperII mode present: issues 14 and 5/6 for
+// static offload (cspii-tag, cspii-dup, go-tag, go-dup; the go-* modes run
+// latency only), issue 15 for cspii-auto, cspii-hint and cspii-off.
 func EvaluateTargets(results []*BenchResult) []Target {
 	var transports []Transport
 	for _, br := range results {
@@ -57,12 +59,18 @@ func EvaluateTargets(results []*BenchResult) []Target {
 	}
 	var out []Target
 	for _, tr := range transports {
-		for _, mode := range []string{"cspii-tag", "cspii-dup", "go-tag", "go-dup"} {
+		for _, mode := range []string{"cspii-tag", "cspii-dup", "go-tag", "go-dup", "cspii-auto", "cspii-hint", "cspii-off"} {
 			present := false
 			for _, br := range results {
 				present = present || (br.Transport == tr && (contains(br.Modes, mode) || br.Skipped[mode] != ""))
 			}
-			if present {
+			if !present {
+				continue
+			}
+			switch mode {
+			case "cspii-auto", "cspii-hint", "cspii-off":
+				out = append(out, issue15Targets(results, tr, mode)...)
+			default:
 				out = append(out, modeTargets(results, tr, mode)...)
 			}
 		}
@@ -204,26 +212,7 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		if m.GoAPI && b != Latency {
 			return // the Go-API program is the latency test only
 		}
-		tg := Target{Issue: issue, Transport: tr, Bench: b, Series: seriesShort(s), Mode: mode, Goal: goal, Status: statusNoValue}
-		br := findSeries(results, b, s)
-		switch {
-		case br == nil:
-			tg.Measured = b.String() + " [" + s.Label() + "] not run"
-			tg.NotRun = !ranIn(results, b, tr)
-			tg.NotRun = !ranIn(results, b, tr)
-		case !contains(br.Modes, mode):
-			tg.Measured = mode + " not run (" + br.Skipped[mode] + ")"
-		case br.Succeeded(mode) == 0:
-			tg.Measured = mode + ": every job failed" + firstError(br, mode)
-		case needMPI && br.Succeeded("mpi") == 0:
-			tg.Measured = "no mpi result"
-		default:
-			tg.Status, tg.Measured = check(targetCtx{br: br, mode: mode})
-			if br.Layout != want {
-				tg.Note = "layout " + br.Layout.String() + ", target is for " + want.String()
-			}
-		}
-		out = append(out, tg)
+		out = append(out, judge(results, tr, issue, mode, b, s, goal, want, needMPI, check))
 	}
 	pair, halo := DefaultLayout, DefaultHaloLayout
 	busyT := Series{Transport: tr, Compute: Busy, Touch: true}
@@ -271,7 +260,8 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		return withMissing(st, msr, t.br.Sizes, []int64{64 * K, 256 * K})
 	})
 	// Issue 14 (c): touching costs CasperII at most 10% more than it costs
-	// plain MPICH (plus TouchTolUs), at every size, per benchmark series.
+	// plain MPICH (plus TouchTolUs), at every size both series ran, per
+	// benchmark series.
 	for _, tc := range []struct {
 		b Bench
 		c Compute
@@ -283,7 +273,7 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		if tc.b == Halo {
 			want = halo
 		}
-		goal := fmt.Sprintf("touching adds <= 1.10x what it adds to mpi + %g us (%s), every size", TouchTolUs, IterMetric(tc.b))
+		goal := fmt.Sprintf("touching adds <= 1.10x what it adds to mpi + %g us (%s), every size run untouched", TouchTolUs, IterMetric(tc.b))
 		add("14", tc.b, touched, goal, want, true, func(t targetCtx) (string, string) {
 			u := findSeries(results, tc.b, untouched)
 			switch {
@@ -295,6 +285,9 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 			ok, n := true, 0
 			var parts []string
 			for _, s := range t.br.Sizes {
+				if !hasSize(u.Sizes, s) {
+					continue // the untouched series runs fewer sizes (SecondarySizes)
+				}
 				dc, dm := TouchCost(t.br, u, t.mode, s), TouchCost(t.br, u, "mpi", s)
 				if math.IsNaN(dc) || math.IsNaN(dm) {
 					parts = append(parts, FormatSize(s)+": -")
@@ -345,6 +338,185 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 	return out
 }
 
+// judge evaluates goal for mode on benchmark b's series s in transport
+// tr: check returns the status and the measured text; judge answers for
+// what is missing (the series not run, the mode skipped or failed, no mpi
+// result) and notes a layout other than want.
+func judge(results []*BenchResult, tr Transport, issue, mode string, b Bench, s Series, goal string, want Layout, needMPI bool, check func(t targetCtx) (string, string)) Target {
+	tg := Target{Issue: issue, Transport: tr, Bench: b, Series: seriesShort(s), Mode: mode, Goal: goal, Status: statusNoValue}
+	br := findSeries(results, b, s)
+	switch {
+	case br == nil:
+		tg.Measured = b.String() + " [" + s.Label() + "] not run"
+		tg.NotRun = !ranIn(results, b, tr)
+	case !contains(br.Modes, mode):
+		tg.Measured = mode + " not run (" + br.Skipped[mode] + ")"
+	case br.Succeeded(mode) == 0:
+		tg.Measured = mode + ": every job failed" + firstError(br, mode)
+	case needMPI && br.Succeeded("mpi") == 0:
+		tg.Measured = "no mpi result"
+	default:
+		tg.Status, tg.Measured = check(targetCtx{br: br, mode: mode})
+		if br.Layout != want {
+			tg.Note = "layout " + br.Layout.String() + ", target is for " + want.String()
+		}
+	}
+	return tg
+}
+
+// Issue 15's limits: against plain MPICH in the same series, at every
+// size.
+const (
+	AutoMaxRatio = 1.10 // cspii-auto: at most 10% slower than mpi, every cell of run all (and probe)
+	AutoKeepGain = 0.80 // cspii-auto keeps 80% of cspii-tag's gain where cspii-tag beats mpi
+	OffMaxRatio  = 1.05 // cspii-off: the library's presence costs at most 5%, everywhere
+	PhasesMax    = 0.80 // phases: cspii-auto and cspii-hint 20% faster than both mpi and cspii-tag
+)
+
+// issue15Targets are issue 15's targets of mode (cspii-auto, cspii-hint
+// or cspii-off) in transport tr, each judged per primary series (touched;
+// the untouched one where only it ran) on the time per iteration
+// (IterMetric) at every size:
+//
+//   - cspii-auto: latency, rate, overlap and halo (busy and sleep) <=
+//     1.10x mpi, and >= 80% of cspii-tag's gain kept wherever cspii-tag
+//     beats mpi; probe's round trip <= 1.10x mpi and the server's compute
+//     >= 1/1.10 of mpi's; phases' time per round <= 0.80x both mpi's and
+//     cspii-tag's.
+//   - cspii-hint: phases, as cspii-auto.
+//   - cspii-off: every benchmark <= 1.05x mpi (probe: and the server's
+//     compute >= 1/1.05 of mpi's).
+func issue15Targets(results []*BenchResult, tr Transport, mode string) []Target {
+	var out []Target
+	add := func(b Bench, s Series, goal string, check func(t targetCtx) (string, string)) {
+		want := DefaultLayout
+		if b == Halo {
+			want = DefaultHaloLayout
+		}
+		out = append(out, judge(results, tr, "15", mode, b, s, goal, want, true, check))
+	}
+	atMost := func(b Bench, s Series, limit float64) {
+		key := IterMetric(b)
+		add(b, s, fmt.Sprintf("%s <= %.2fx mpi at every size", key, limit), func(t targetCtx) (string, string) {
+			return every(t.br.Sizes, func(sz int64) float64 { return t.ratio(key, sz) }, func(r float64) bool { return r <= limit }, "%.2fx")
+		})
+	}
+	serverCompute := func(s Series, limit float64) {
+		add(Probe, s, fmt.Sprintf("server_comp_pct >= %.2fx mpi's (1/%.2f) at every size", 1/limit, limit), func(t targetCtx) (string, string) {
+			return every(t.br.Sizes, func(sz int64) float64 { return t.ratio("server_comp_pct", sz) }, func(r float64) bool { return r >= 1/limit-1e-9 }, "%.2fx")
+		})
+	}
+	phases := func() {
+		for _, s := range primariesOf(results, Phases, tr) {
+			add(Phases, s, fmt.Sprintf("round_us <= %.2fx both mpi's and cspii-tag's at every size", PhasesMax), func(t targetCtx) (string, string) {
+				return beatsBoth(t, "round_us", PhasesMax)
+			})
+		}
+	}
+	switch mode {
+	case "cspii-auto":
+		for _, b := range AllBenches {
+			for _, s := range primariesOf(results, b, tr) {
+				atMost(b, s, AutoMaxRatio)
+				key := IterMetric(b)
+				add(b, s, fmt.Sprintf("keeps >= %.0f%% of cspii-tag's gain over mpi where cspii-tag beats it (%s)", 100*AutoKeepGain, key), func(t targetCtx) (string, string) {
+					return keepsGain(t, key, AutoKeepGain)
+				})
+			}
+		}
+		for _, s := range primariesOf(results, Probe, tr) {
+			atMost(Probe, s, AutoMaxRatio)
+			serverCompute(s, AutoMaxRatio)
+		}
+		phases()
+	case "cspii-hint":
+		phases()
+	case "cspii-off":
+		for _, b := range KnownBenches {
+			for _, s := range primariesOf(results, b, tr) {
+				atMost(b, s, OffMaxRatio)
+				if b == Probe {
+					serverCompute(s, OffMaxRatio)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// keepsGain checks that t.mode keeps at least keep of cspii-tag's gain
+// over mpi (mpi - cspii-tag, lower is better) at every size where
+// cspii-tag beats mpi: mpi - value >= keep x (mpi - cspii-tag).
+func keepsGain(t targetCtx, key string, keep float64) (string, string) {
+	if !contains(t.br.Modes, "cspii-tag") || t.br.Succeeded("cspii-tag") == 0 {
+		return statusNoValue, "no cspii-tag result in this series (the gain to keep is static offload's)"
+	}
+	ok, wins, n := true, 0, 0
+	var parts []string
+	for _, sz := range t.br.Sizes {
+		mpi, tag, v := t.med("mpi", key, sz), t.med("cspii-tag", key, sz), t.med(t.mode, key, sz)
+		if math.IsNaN(mpi) || math.IsNaN(tag) || !(tag < mpi) {
+			continue
+		}
+		wins++
+		if math.IsNaN(v) {
+			parts = append(parts, FormatSize(sz)+": -")
+			continue
+		}
+		n++
+		kept := (mpi - v) / (mpi - tag)
+		ok = ok && kept >= keep-1e-9
+		parts = append(parts, fmt.Sprintf("%s: %.0f%% (%s vs cspii-tag %s, mpi %s)", FormatSize(sz), 100*kept, fmtNum(v), fmtNum(tag), fmtNum(mpi)))
+	}
+	if wins == 0 {
+		return statusMet, "cspii-tag beats mpi at no size: no gain to keep"
+	}
+	return verdict(ok, n), strings.Join(parts, ", ")
+}
+
+// beatsBoth checks that t.mode's value is at most limit x mpi's and at
+// most limit x cspii-tag's at every size.
+func beatsBoth(t targetCtx, key string, limit float64) (string, string) {
+	if !contains(t.br.Modes, "cspii-tag") || t.br.Succeeded("cspii-tag") == 0 {
+		return statusNoValue, "no cspii-tag result in this series (the target compares with static offload too)"
+	}
+	ok, n := true, 0
+	var parts []string
+	for _, sz := range t.br.Sizes {
+		v := t.med(t.mode, key, sz)
+		rm, rt := Ratio(v, t.med("mpi", key, sz)), Ratio(v, t.med("cspii-tag", key, sz))
+		if math.IsNaN(rm) || math.IsNaN(rt) {
+			parts = append(parts, FormatSize(sz)+": -")
+			continue
+		}
+		n++
+		ok = ok && rm <= limit && rt <= limit
+		parts = append(parts, fmt.Sprintf("%s: %.2fx mpi, %.2fx cspii-tag", FormatSize(sz), rm, rt))
+	}
+	return verdict(ok, n), strings.Join(parts, ", ")
+}
+
+// primariesOf lists the series of benchmark b in transport tr that issue
+// 15 judges: per compute kind (none for latency and rate) the touched
+// series, or the untouched one where only it ran.
+func primariesOf(results []*BenchResult, b Bench, tr Transport) []Series {
+	cs := []Compute{NoCompute}
+	if b.Computes() {
+		cs = []Compute{Busy, Sleep}
+	}
+	var out []Series
+	for _, c := range cs {
+		s := Series{Transport: tr, Compute: c, Touch: true}
+		if findSeries(results, b, s) == nil {
+			if u := (Series{Transport: tr, Compute: c}); findSeries(results, b, u) != nil {
+				s = u
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // firstError is " (<the first failed job's first error line>)" of mode
 // in br, or "".
 func firstError(br *BenchResult, mode string) string {
@@ -359,13 +531,7 @@ func firstError(br *BenchResult, mode string) string {
 // primarySeries is the series of b (which does not compute) that the
 // issue 5/6 targets judge: touched if it ran, else untouched.
 func primarySeries(results []*BenchResult, b Bench, tr Transport) Series {
-	s := Series{Transport: tr, Compute: NoCompute, Touch: true}
-	if findSeries(results, b, s) == nil {
-		if u := (Series{Transport: tr, Compute: NoCompute}); findSeries(results, b, u) != nil {
-			return u
-		}
-	}
-	return s
+	return primariesOf(results, b, tr)[0]
 }
 
 // seriesShort is the series label without the transport (the targets are
@@ -394,6 +560,25 @@ func atSize(t targetCtx, key string, size int64, ok func(float64) bool) (string,
 }
 
 func (b Bench) String() string { return string(b) }
+
+// runList is the benchmark list of a run command that runs benches (in
+// KnownBenches order): "all" stands for AllBenches when all are in it.
+func runList(benches []string) string {
+	all := true
+	for _, b := range AllBenches {
+		all = all && slices.Contains(benches, string(b))
+	}
+	var out []string
+	if all {
+		out = append(out, "all")
+	}
+	for _, b := range benches {
+		if !all || !slices.Contains(AllBenches, Bench(b)) {
+			out = append(out, b)
+		}
+	}
+	return strings.Join(out, ",")
+}
 
 // WriteTargets prints the targets, one table per transport.
 func WriteTargets(w io.Writer, ts []Target) {
@@ -453,7 +638,11 @@ func WriteTargets(w io.Writer, ts []Target) {
 			for _, c := range notRun {
 				n += c
 			}
-			fmt.Fprintf(w, "# not measured, benchmark not run: %d more targets, of %s (osubench run all runs them)\n", n, strings.Join(notRunOrder, ", "))
+			slices.SortStableFunc(notRunOrder, func(a, b string) int {
+				return slices.Index(KnownBenches, Bench(a)) - slices.Index(KnownBenches, Bench(b))
+			})
+			how := "osubench run " + runList(notRunOrder) + " runs them"
+			fmt.Fprintf(w, "# not measured, benchmark not run: %d more targets, of %s (%s)\n", n, strings.Join(notRunOrder, ", "), how)
 		}
 	}
 }

@@ -130,7 +130,11 @@ func TestRunMainCommands(t *testing.T) {
 
 	st, _, errb = buffers()
 	require.Equal(t, exitUsage, runMain([]string{"rnu"}, st))
-	require.Equal(t, "casperii: unknown command \"rnu\"; did you mean run? (commands: run, env, version, help)\n", errb.String())
+	require.Equal(t, "casperii: unknown command \"rnu\"; did you mean run? (commands: run, env, calibrate, version, help)\n", errb.String())
+
+	st, _, errb = buffers()
+	require.Equal(t, exitUsage, runMain([]string{"calibrat"}, st))
+	require.Contains(t, errb.String(), "did you mean calibrate?")
 
 	st, _, errb = buffers()
 	require.Equal(t, exitUsage, runMain([]string{"run"}, st))

@@ -4,6 +4,7 @@
 //
 //	casperii run [flags] -- mpiexec -n 4 ./app args...
 //	casperii env [flags]
+//	casperii calibrate [--out FILE] | --check FILE
 //	casperii version
 //	casperii help
 //
@@ -26,6 +27,12 @@
 // It then runs the command with stdin, stdout and stderr passed through,
 // forwards SIGINT and SIGTERM to it, and exits with its exit code (128+n
 // if a signal n ended it). Its own errors exit with code 2.
+//
+// calibrate measures the nonblocking ping-pong with plain MPICH and with
+// static offload (osubench's runner, as a library) and writes the
+// calibration file the library reads for CSP_ASYNC_CONFIG=auto
+// (CSP_CALIBRATION=path; format: package internal/calib); --check FILE
+// reports a file's errors with line numbers.
 package main
 
 import (
@@ -48,6 +55,7 @@ type stdio struct {
 }
 
 func main() {
+	argv0 = os.Args[0]
 	os.Exit(runMain(os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr}))
 }
 
@@ -61,15 +69,17 @@ func runMain(args []string, st stdio) int {
 		return cmdRun(args[1:], st)
 	case "env":
 		return cmdEnv(args[1:], st)
+	case "calibrate":
+		return cmdCalibrate(args[1:], st)
 	case "version", "-version", "--version":
 		return cmdVersion(st)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(st.out, usage)
 		return 0
 	}
-	msg := fmt.Sprintf("casperii: unknown command %q; use run, env, version or help", args[0])
-	if s := suggest(args[0], []string{"run", "env", "version", "help"}); s != "" {
-		msg = fmt.Sprintf("casperii: unknown command %q; did you mean %s? (commands: run, env, version, help)", args[0], s)
+	msg := fmt.Sprintf("casperii: unknown command %q; use run, env, calibrate, version or help", args[0])
+	if s := suggest(args[0], []string{"run", "env", "calibrate", "version", "help"}); s != "" {
+		msg = fmt.Sprintf("casperii: unknown command %q; did you mean %s? (commands: run, env, calibrate, version, help)", args[0], s)
 	}
 	fmt.Fprintln(st.err, msg)
 	return exitUsage
@@ -80,6 +90,10 @@ const usage = `casperii: run unmodified MPI programs with CasperII's ghost proce
 Usage:
   casperii run [flags] -- mpiexec -n N [mpiexec options] ./app [args]
   casperii env [flags]     what the library will do with this environment
+  casperii calibrate       measure direct and offloaded ping-pong times on this machine and
+                           write casperii-calibration.txt (CSP_ASYNC_CONFIG=auto reads it with
+                           CSP_CALIBRATION=path); calibrate --check FILE checks a file;
+                           casperii calibrate -help for its flags
   casperii version         versions of CasperII, Go and MPICH; the library used
   casperii help            this text
 

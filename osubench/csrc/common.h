@@ -1,6 +1,6 @@
 /*
  * common.h: the shared part of the osubench C programs (latency, overlap,
- * rate, halo). Each program is an ordinary MPI program: run plainly it
+ * rate, halo, phases, probe). Each program is an ordinary MPI program: run plainly it
  * measures MPICH; run with LD_PRELOAD=libcasperii.so it measures CasperII
  * through the real interposer. The Go driver (package osubench) compiles
  * these files with mpicc and parses the lines rank 0 prints:
@@ -11,7 +11,7 @@
  * Options (all programs):
  *   -s 0,8,1024    message sizes in bytes
  *   -H hint        wildcard_used hint of the benchmark communicator
- *                  ("none", "any_tag_same_tag"; "-" or absent: no hint)
+ *                  ("none", "any_tag_same_tag", "any_src", ...; "-" or absent: no hint)
  *   -T             request MPI_THREAD_MULTIPLE (thread mode)
  *   -c busy|sleep  compute emulation (busy-spin, or nanosleep); latency and rate
  *                  do not compute (their info line says compute=none)
@@ -24,8 +24,15 @@
  *   -i n           maximum iterations per size and phase
  *   -m n           minimum iterations per size and phase
  *   -x us,us,...   overlap: compute per size (default: the job's own latency)
- *   -u us          halo: compute between post and wait (default 300)
- *   -W n           rate: window size (default 64)
+ *   -u us          halo, phases: compute between post and wait (default 300);
+ *                  probe: the clients' compute between requests
+ *   -W n           rate, phases: window size (default 64)
+ *   -P n           phases: ping-pongs per small size per small-message phase (default 25)
+ *   -R n           phases: message-rate windows per small size per phase (default 2)
+ *   -I n           phases: large exchanges per overlapped phase (default 4)
+ *   -A             phases: set async_config per phase (MPI_Comm_set_info: off before
+ *                  the small-message phase, on before the overlapped one)
+ *   -q us          probe: the server's compute slice between polls (default 20)
  *   -S             halo: also MPI_Comm_set_info the hint on the Cartesian communicator
  *   -C             check received data
  *
@@ -69,6 +76,9 @@ typedef struct {
     int window;
     int check;
     int setinfo;
+    long pingpongs, windows, exchanges; /* phases: -P, -R, -I */
+    int phase_hint;                     /* phases: -A */
+    double slice_us;                    /* probe: -q */
 } osub_opts;
 
 static osub_opts O;
@@ -202,7 +212,7 @@ static void osub_help(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [-s sizes] [-H hint] [-T] [-c busy|sleep] [-t] [-b ms] [-i max] [-m min]"
-            " [-x us,...] [-u us] [-W window] [-S] [-C]\n",
+            " [-x us,...] [-u us] [-W window] [-S] [-C] [-P n] [-R n] [-I n] [-A] [-q us]\n",
             prog);
     exit(2);
 }
@@ -219,7 +229,11 @@ static void osub_parse(int argc, char **argv)
     O.min_iters = 10;
     O.halo_us = 300;
     O.window = 64;
-    while ((c = getopt(argc, argv, "s:H:Tc:tb:i:m:x:u:W:CS")) != -1) {
+    O.pingpongs = 25;
+    O.windows = 2;
+    O.exchanges = 4;
+    O.slice_us = 20;
+    while ((c = getopt(argc, argv, "s:H:Tc:tb:i:m:x:u:W:CSP:R:I:Aq:")) != -1) {
         switch (c) {
         case 's': {
             char *dup = strdup(optarg), *save = NULL;
@@ -280,6 +294,21 @@ static void osub_parse(int argc, char **argv)
         case 'S':
             O.setinfo = 1;
             break;
+        case 'P':
+            O.pingpongs = atol(optarg);
+            break;
+        case 'R':
+            O.windows = atol(optarg);
+            break;
+        case 'I':
+            O.exchanges = atol(optarg);
+            break;
+        case 'A':
+            O.phase_hint = 1;
+            break;
+        case 'q':
+            O.slice_us = atof(optarg);
+            break;
         default:
             osub_help(argv[0]);
         }
@@ -295,6 +324,8 @@ static void osub_parse(int argc, char **argv)
         O.max_iters = O.min_iters;
     if (O.window < 1)
         O.window = 1;
+    if (O.pingpongs < 0 || O.windows < 0 || O.exchanges < 0 || O.slice_us < 0)
+        osub_help(argv[0]);
 }
 
 /* osub_init initializes MPI at the level the mode needs, creates the

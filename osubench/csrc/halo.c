@@ -12,43 +12,9 @@
  * the 4 incoming halos after MPI_Waitall (common.h); iter_us includes that,
  * touch_us is its time per iteration (0 without -t).
  */
-#include "common.h"
+#include "halo.h"
 
 static MPI_Comm cart;
-static int nb_send[4], nb_recv[4];
-
-static void halo_loop(unsigned char **sb, unsigned char **rb, long size, long iters, int touch,
-                      double *post, double *comp, double *wait, double *tch, double *total)
-{
-    MPI_Request req[8];
-    for (long it = 0; it < iters; it++) {
-        double ts = osub_now(), t0 = ts;
-        if (touch) {
-            for (int d = 0; d < 4; d++)
-                osub_touch_write(sb[d], size);
-            t0 = osub_now();
-        }
-        for (int d = 0; d < 4; d++)
-            OSUB_CHECK(MPI_Irecv(rb[d], (int)size, MPI_BYTE, nb_recv[d], d, cart, &req[d]));
-        for (int d = 0; d < 4; d++)
-            OSUB_CHECK(MPI_Isend(sb[d], (int)size, MPI_BYTE, nb_send[d], d, cart, &req[4 + d]));
-        double t1 = osub_now();
-        osub_compute(O.halo_us);
-        double t2 = osub_now();
-        OSUB_CHECK(MPI_Waitall(8, req, MPI_STATUSES_IGNORE));
-        double t3 = osub_now(), t4 = t3;
-        if (touch) {
-            for (int d = 0; d < 4; d++)
-                osub_touch_read(rb[d], size);
-            t4 = osub_now();
-        }
-        *post += t1 - t0;
-        *comp += t2 - t1;
-        *wait += t3 - t2;
-        *tch += (t0 - ts) + (t4 - t3);
-        *total += t4 - ts;
-    }
-}
 
 int main(int argc, char **argv)
 {
@@ -66,11 +32,12 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(cart, &cartrank);
     /* direction d: send toward d, receive from the opposite side with tag d */
+    osub_nbrs nb = {.comm = cart, .n = 4};
     for (int dim = 0; dim < 2; dim++) {
         int lo, hi;
         OSUB_CHECK(MPI_Cart_shift(cart, dim, 1, &lo, &hi));
-        nb_send[2 * dim] = hi, nb_recv[2 * dim] = lo;
-        nb_send[2 * dim + 1] = lo, nb_recv[2 * dim + 1] = hi;
+        nb.send[2 * dim] = hi, nb.recv[2 * dim] = lo;
+        nb.send[2 * dim + 1] = lo, nb.recv[2 * dim + 1] = hi;
     }
     if (osub_rank == 0) {
         printf("osub-info bench=halo dims=%dx%d periodic=1 compute=%s compute_us=%g touch=%s "
@@ -86,22 +53,14 @@ int main(int argc, char **argv)
     for (int s = 0; s < O.nsizes; s++) {
         long size = O.sizes[s];
         double post = 0, comp = 0, wait = 0, tch = 0, total = 0;
-        if (O.check) {
-            for (int d = 0; d < 4; d++) {
-                osub_fill(sb[d], size, cartrank * 4 + d + 1);
-                memset(rb[d], 0, size > 0 ? size : 1);
-            }
-            halo_loop(sb, rb, size, 1, 0, &post, &comp, &wait, &tch, &total);
-            for (int d = 0; d < 4; d++)
-                if (!osub_verify(rb[d], size, nb_recv[d] * 4 + d + 1))
-                    osub_die("halo: data check failed");
-        }
+        if (O.check)
+            osub_halo_check(&nb, sb, rb, size, cartrank);
         long warm = 10;
         post = comp = wait = tch = total = 0;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        halo_loop(sb, rb, size, warm, O.touch, &post, &comp, &wait, &tch, &total);
+        osub_halo(&nb, sb, rb, size, warm, O.halo_us, O.touch, &post, &comp, &wait, &tch, &total);
         post = comp = wait = tch = total = 0;
-        halo_loop(sb, rb, size, warm, O.touch, &post, &comp, &wait, &tch, &total);
+        osub_halo(&nb, sb, rb, size, warm, O.halo_us, O.touch, &post, &comp, &wait, &tch, &total);
         long iters = osub_iters(total, warm);
         post = comp = wait = tch = total = 0;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -111,7 +70,7 @@ int main(int argc, char **argv)
         double start = osub_now();
         while (done < iters) {
             long n = iters - done < chunk ? iters - done : chunk;
-            halo_loop(sb, rb, size, n, O.touch, &post, &comp, &wait, &tch, &total);
+            osub_halo(&nb, sb, rb, size, n, O.halo_us, O.touch, &post, &comp, &wait, &tch, &total);
             done += n;
             if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
                 break;

@@ -12,43 +12,9 @@
  * (common.h); touch_us is that time per window, averaged over all users (0
  * without -t). The rate counts it: it is part of every window.
  */
-#include "common.h"
+#include "window.h"
 
 static unsigned char *ack; /* the 4-byte ack, registered like the data */
-
-static void rate_loop(unsigned char *buf, long size, long iters, int sender, int peer,
-                      MPI_Request *req, int touch, double *post, double *wait, double *tch)
-{
-    for (long it = 0; it < iters; it++) {
-        double t0 = osub_now();
-        if (touch && sender) {
-            osub_touch_write(buf, size);
-            double tw = osub_now();
-            *tch += tw - t0;
-            t0 = tw;
-        }
-        if (sender) {
-            for (int j = 0; j < O.window; j++)
-                OSUB_CHECK(MPI_Isend(buf, (int)size, MPI_BYTE, peer, 100, osub_comm, &req[j]));
-        } else {
-            for (int j = 0; j < O.window; j++)
-                OSUB_CHECK(MPI_Irecv(buf, (int)size, MPI_BYTE, peer, 100, osub_comm, &req[j]));
-        }
-        double t1 = osub_now();
-        OSUB_CHECK(MPI_Waitall(O.window, req, MPI_STATUSES_IGNORE));
-        double t2 = osub_now();
-        if (touch && !sender) {
-            osub_touch_read(buf, size);
-            *tch += osub_now() - t2;
-        }
-        if (sender)
-            OSUB_CHECK(MPI_Recv(ack, 4, MPI_BYTE, peer, 101, osub_comm, MPI_STATUS_IGNORE));
-        else
-            OSUB_CHECK(MPI_Send(ack, 4, MPI_BYTE, peer, 101, osub_comm));
-        *post += t1 - t0;
-        *wait += t2 - t1;
-    }
-}
 
 int main(int argc, char **argv)
 {
@@ -69,15 +35,15 @@ int main(int argc, char **argv)
                 osub_fill(buf, size, osub_rank + 1);
             else
                 memset(buf, 0, size > 0 ? size : 1);
-            rate_loop(buf, size, 1, sender, peer, req, 0, &post, &wait, &tch);
+            osub_window(buf, ack, size, 1, sender, peer, req, 0, &post, &wait, &tch);
             if (!sender && !osub_verify(buf, size, peer + 1))
                 osub_die("rate: data check failed");
         }
         long warm = osub_warm(size) / 5 + 2;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        rate_loop(buf, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
+        osub_window(buf, ack, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
         double w0 = osub_now();
-        rate_loop(buf, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
+        osub_window(buf, ack, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
         long iters = osub_iters(osub_now() - w0, warm);
         post = wait = tch = 0;
         OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -88,7 +54,7 @@ int main(int argc, char **argv)
         while (done < iters) {
             long n = iters - done < chunk ? iters - done : chunk;
             double t0 = osub_now();
-            rate_loop(buf, size, n, sender, peer, req, O.touch, &post, &wait, &tch);
+            osub_window(buf, ack, size, n, sender, peer, req, O.touch, &post, &wait, &tch);
             t += osub_now() - t0;
             done += n;
             if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))

@@ -2,8 +2,11 @@
 // by side: the same C benchmark programs under plain MPICH (mpi), MPICH's
 // progress thread (thread) and CasperII through the preloaded library
 // (cspii-tag: wildcard_used=none, tag encoding; cspii-dup:
-// wildcard_used=any_tag_same_tag, communicator duplication), interleaved
-// over repetitions. Every benchmark runs in series: touched buffers (the
+// wildcard_used=any_tag_same_tag, communicator duplication; cspii-off:
+// offload off; cspii-auto: adaptive offload; cspii-hint: the program
+// switches per phase), interleaved over repetitions. Issue 15 adds two
+// benchmarks: phases (a latency-bound phase alternating with a
+// compute-overlapped one) and probe (a server polling MPI_Iprobe). Every benchmark runs in series: touched buffers (the
 // default, as applications do) or untouched, busy or sleep compute
 // (overlap, halo), shm or tcp transport. It prints OSU-style tables
 // (medians, spread, ratios against plain MPICH in the same series) and the
@@ -11,6 +14,8 @@
 //
 //	go run ./osubench/cmd/osubench run overlap --quick
 //	go run ./osubench/cmd/osubench run all --reps 5
+//	go run ./osubench/cmd/osubench run phases
+//	go run ./osubench/cmd/osubench run probe
 //	go run ./osubench/cmd/osubench run overlap --sizes 64K,1M --modes mpi,cspii-tag --transport shm,tcp
 //	go run ./osubench/cmd/osubench run latency --sizes 0,8,1K,64K,1M --modes mpi,cspii-tag,go-tag
 //
@@ -34,18 +39,28 @@ import (
 	"github.com/casperii/casperii/osubench"
 )
 
-const usage = `usage: osubench run latency|overlap|rate|halo|all|<list> [options]
+const usage = `usage: osubench run latency|overlap|rate|halo|phases|probe|all|<list> [options]
        osubench report DIR    (tables, targets and plots again from DIR/results.json)
 
-Benchmarks (paper section V):
+Benchmarks (paper section V; all = these four):
   latency   nonblocking ping-pong: post time (Isend+Irecv) and wait time (Waitall), Fig. 3(a,b)
   overlap   touch, post, compute, wait; compute = plain MPI's latency per size; overlap %%, Fig. 4/5
   rate      windowed message rate (osu_mbw_mr: window of 64, ack), Fig. 3(c)
   halo      2D Cartesian 4-neighbour exchange, 300 us compute between post and wait, Fig. 6
+Issue 15 (run on their own, or e.g. all,phases,probe):
+  phases    rounds of (a) 8 B-4 KiB ping-pongs and rate windows, (b) exchanges with 2 or 4
+            neighbours at the size, compute between post and wait; time per phase and round
+  probe     a server polls MPI_Iprobe(MPI_ANY_SOURCE) between compute slices and answers the
+            clients' requests; request round trip, server's compute throughput
 
 Modes: mpi (plain MPICH), thread (MPIR_CVAR_ASYNC_PROGRESS=1 + MPI_THREAD_MULTIPLE),
-  cspii-tag / cspii-dup (LD_PRELOAD libcasperii.so, wildcard_used=none / any_tag_same_tag),
-  go-tag / go-dup (the Go-API latency program; latency only).
+  cspii-tag / cspii-dup (LD_PRELOAD libcasperii.so, CSP_ASYNC_CONFIG=on, wildcard_used=none /
+  any_tag_same_tag), cspii-off (CSP_ASYNC_CONFIG=off), cspii-auto (CSP_ASYNC_CONFIG=auto),
+  cspii-hint (phases only: the program sets async_config off/on per phase),
+  go-tag / go-dup (the Go-API latency program; latency only). probe: the CasperII modes'
+  communicator allows MPI_ANY_SOURCE (wildcard_used=any_src).
+  Default modes: mpi,thread,cspii-tag,cspii-dup,cspii-off,cspii-auto (phases: mpi,cspii-tag,
+  cspii-off,cspii-auto,cspii-hint; probe: mpi,cspii-tag,cspii-off,cspii-auto).
 
 Series: every benchmark runs once per transport x touch setting x compute kind
   (latency and rate do not compute), each mode in each; ratios are against mpi
@@ -84,6 +99,8 @@ type opts struct {
 	sizes, modes, layout, compute, touch, transport, out, prof, lib, cache, overlapCompute string
 	reps, minIters, maxIters, window                                                       int
 	budget, haloUs                                                                         float64
+	phaseUs, probeSlice, probeThink                                                        float64
+	phasePingPongs, phaseWindows, phaseExchanges                                           int
 	timeout, quietWait                                                                     time.Duration
 	quietCores                                                                             float64
 	quick, check, setinfo, noPlots                                                         bool
@@ -105,7 +122,7 @@ func (m *multiFlag) Set(v string) error {
 func newFlags(o *opts) *flag.FlagSet {
 	fs := flag.NewFlagSet("osubench run", flag.ContinueOnError)
 	fs.StringVar(&o.sizes, "sizes", "", "message sizes, e.g. 1,8,1K,64K,1M or a power-of-two range 0-4M (default: per benchmark)")
-	fs.StringVar(&o.modes, "modes", strings.Join(osubench.DefaultModes, ","), "modes to compare")
+	fs.StringVar(&o.modes, "modes", "", "modes to compare (default: the benchmarks' default modes, see above)")
 	fs.StringVar(&o.layout, "layout", "", "nodes=N,users=U,ghosts=G (default nodes=2,users=1,ghosts=1; halo nodes=2,users=2,ghosts=1)")
 	fs.StringVar(&o.compute, "compute", "both", "compute emulation of overlap and halo, each a series: busy (spin: the user keeps its core, like CPU-bound code), sleep (nanosleep: leaves the core), both, or a list")
 	fs.StringVar(&o.touch, "touch", "", "touch the buffers every iteration (write the send buffer before the post, read the receive buffer after the wait): on, off, both (off: a secondary series) (default on; run all: both)")
@@ -122,7 +139,13 @@ func newFlags(o *opts) *flag.FlagSet {
 	fs.StringVar(&o.cache, "cache", "", "build cache directory (default "+osubench.CacheDir()+")")
 	fs.StringVar(&o.overlapCompute, "overlap-compute", "mpi", "overlap compute per size: mpi (plain MPI's latency, same for all modes) or self (each mode's own latency)")
 	fs.Float64Var(&o.haloUs, "halo-compute", 300, "halo compute between post and wait, us")
-	fs.IntVar(&o.window, "window", 64, "message rate window")
+	fs.IntVar(&o.window, "window", 64, "message rate window (rate and phases)")
+	fs.Float64Var(&o.phaseUs, "phase-compute", 200, "phases: compute between post and wait of each large exchange, us")
+	fs.IntVar(&o.phasePingPongs, "phase-pingpongs", 25, "phases: ping-pongs per small size (8, 64, 512, 4096 B) per small-message phase")
+	fs.IntVar(&o.phaseWindows, "phase-windows", 2, "phases: message-rate windows per small size per small-message phase")
+	fs.IntVar(&o.phaseExchanges, "phase-exchanges", 4, "phases: large exchanges per overlapped phase")
+	fs.Float64Var(&o.probeSlice, "probe-slice", 20, "probe: the server's compute slice between two MPI_Iprobe polls, us")
+	fs.Float64Var(&o.probeThink, "probe-think", 50, "probe: the clients' compute between requests, us")
 	fs.BoolVar(&o.check, "check", false, "verify the received data once per size")
 	fs.BoolVar(&o.setinfo, "setinfo", false, "halo: also MPI_Comm_set_info the hint on the Cartesian communicator")
 	fs.BoolVar(&o.noPlots, "no-plots", false, "do not draw PNG plots")
@@ -182,16 +205,21 @@ func parseRun(args []string) (osubench.Config, opts, error) {
 		return osubench.Config{}, o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if benchArg == "" {
-		return osubench.Config{}, o, fmt.Errorf("which benchmark? latency, overlap, rate, halo or all")
+		return osubench.Config{}, o, fmt.Errorf("which benchmark? latency, overlap, rate, halo, phases, probe or all")
 	}
 	cfg := osubench.Config{Quick: o.quick, Reps: o.reps, BudgetMs: o.budget, MinIters: o.minIters, MaxIters: o.maxIters,
 		Timeout: o.timeout, Lib: o.lib, Cache: o.cache, OverlapCompute: o.overlapCompute, HaloComputeUs: o.haloUs,
-		Window: o.window, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
+		Window: o.window, PhaseComputeUs: o.phaseUs, PhasePingPongs: o.phasePingPongs, PhaseWindows: o.phaseWindows,
+		PhaseExchanges: o.phaseExchanges, ProbeSliceUs: o.probeSlice, ProbeThinkUs: o.probeThink, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
 	var err error
 	if cfg.Benches, err = osubench.ParseBenches(benchArg); err != nil {
 		return cfg, o, err
 	}
-	if cfg.Modes, err = osubench.ParseModes(o.modes); err != nil {
+	modes := o.modes
+	if modes == "" {
+		modes = strings.Join(osubench.DefaultModesFor(cfg.Benches), ",")
+	}
+	if cfg.Modes, err = osubench.ParseModes(modes); err != nil {
 		return cfg, o, err
 	}
 	if o.sizes != "" {

@@ -60,3 +60,39 @@ func TestParseRunErrors(t *testing.T) {
 		assert.Error(t, err, "%q", args)
 	}
 }
+
+// Without --modes each benchmark list gets its default modes; the phases
+// and probe options reach the configuration.
+func TestParseRunIssue15(t *testing.T) {
+	names := func(ms []osubench.Mode) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	cfg, _, err := parseRun([]string{"all"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mpi", "thread", "cspii-tag", "cspii-dup", "cspii-off", "cspii-auto"}, names(cfg.Modes))
+	cfg, _, err = parseRun([]string{"phases"})
+	require.NoError(t, err)
+	assert.Equal(t, []osubench.Bench{osubench.Phases}, cfg.Benches)
+	assert.Equal(t, []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto", "cspii-hint"}, names(cfg.Modes))
+	assert.Equal(t, []bool{true}, cfg.Touches)
+	assert.Equal(t, []osubench.Compute{osubench.Busy, osubench.Sleep}, cfg.Computes)
+	cfg, _, err = parseRun([]string{"probe", "--modes", "mpi,cspii-off", "--probe-slice", "10", "--probe-think", "30"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mpi", "cspii-off"}, names(cfg.Modes))
+	assert.Equal(t, 10.0, cfg.ProbeSliceUs)
+	assert.Equal(t, 30.0, cfg.ProbeThinkUs)
+	cfg, _, err = parseRun([]string{"all,phases,probe", "--phase-compute", "150", "--phase-pingpongs", "10", "--phase-windows", "1", "--phase-exchanges", "8"})
+	require.NoError(t, err)
+	assert.Equal(t, osubench.KnownBenches, cfg.Benches)
+	assert.Equal(t, []bool{true}, cfg.Touches, "untouched series only for run all alone")
+	assert.Equal(t, []string{"mpi", "thread", "cspii-tag", "cspii-dup", "cspii-off", "cspii-auto", "cspii-hint"}, names(cfg.Modes))
+	assert.Equal(t, 150.0, cfg.PhaseComputeUs)
+	assert.Equal(t, []int{10, 1, 8}, []int{cfg.PhasePingPongs, cfg.PhaseWindows, cfg.PhaseExchanges})
+	quiet(t)
+	_, _, err = parseRun([]string{"phases", "--modes", "cspii-magic"})
+	assert.ErrorContains(t, err, "cspii-magic")
+}
