@@ -1,12 +1,9 @@
 package core
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/internal/calib"
 	"github.com/casperii/casperii/internal/user"
 )
 
@@ -49,98 +47,42 @@ const autoTheta = 0.03
 
 // model is the automatic choice's cost model.
 type model struct {
-	sizes   []float64 // bytes, ascending
-	direct  []float64 // us: ping-pong exchange straight to MPICH
-	offload []float64 // us: the same through the ghosts
-	wakeUS  float64   // what a wake-up takes from the application's idle time
-	oversub bool      // ghosts share cores with users
+	table   *calib.Table // ping-pong exchange times, direct and through the ghosts
+	wakeUS  float64      // what a wake-up takes from the application's idle time
+	oversub bool         // ghosts share cores with users
 	source  string
 }
 
 // builtinCalibration: osub-latency medians (post + wait, no compute,
 // untouched) on the development machine, 2 nodes x (1 user + 1 ghost) on 2
-// cores, MPICH 4.0.2 ch4:ucx.
-var builtinCalibration = []struct{ size, direct, offload float64 }{
-	{8, 0.80, 9.10}, {64, 0.85, 9.20}, {512, 1.10, 9.60}, {4096, 2.40, 11.0},
-	{16384, 4.80, 14.0}, {65536, 9.50, 20.5}, {262144, 24.0, 37.0},
-	{1048576, 130, 195}, {4194304, 480, 610},
+// cores, MPICH 4.0.2 ch4:ucx (casperii calibrate).
+var builtinCalibration = []calib.Point{
+	{Size: 8, DirectUS: 0.80, OffloadUS: 9.10}, {Size: 64, DirectUS: 0.85, OffloadUS: 9.20},
+	{Size: 512, DirectUS: 1.10, OffloadUS: 9.60}, {Size: 4096, DirectUS: 2.40, OffloadUS: 11.0},
+	{Size: 16384, DirectUS: 4.80, OffloadUS: 14.0}, {Size: 65536, DirectUS: 9.50, OffloadUS: 20.5},
+	{Size: 262144, DirectUS: 24.0, OffloadUS: 37.0}, {Size: 1048576, DirectUS: 130, OffloadUS: 195},
+	{Size: 4194304, DirectUS: 480, OffloadUS: 610},
 }
 
 func newModel(cfg Config, oversub bool) (*model, error) {
-	m := &model{oversub: oversub, source: "built in"}
+	m := &model{oversub: oversub, source: "built in", table: &calib.Table{Points: builtinCalibration}}
 	if cfg.Calibration != "" {
 		f, err := os.Open(cfg.Calibration)
 		if err != nil {
 			return nil, fmt.Errorf("CasperII: CSP_CALIBRATION: %w; write one with casperii calibrate, or unset it", err)
 		}
 		defer f.Close()
-		if err := m.parse(f); err != nil {
+		t, err := calib.Parse(f)
+		if err != nil {
 			return nil, fmt.Errorf("CasperII: CSP_CALIBRATION=%s: %w; write it again with casperii calibrate", cfg.Calibration, err)
 		}
-		m.source = cfg.Calibration
-	} else {
-		for _, c := range builtinCalibration {
-			m.sizes = append(m.sizes, c.size)
-			m.direct = append(m.direct, c.direct)
-			m.offload = append(m.offload, c.offload)
-		}
+		m.table, m.source = t, cfg.Calibration
 	}
-	// Two wake-ups per exchange make most of its extra cost at 8 bytes.
-	m.wakeUS = math.Max(0, m.offload[0]-m.direct[0]) / 2
+	// Two wake-ups per exchange make most of its extra cost at the
+	// smallest size.
+	d, o := m.table.At(0)
+	m.wakeUS = math.Max(0, o-d) / 2
 	return m, nil
-}
-
-// parse reads a calibration file: "size <bytes> <direct_us> <offload_us>"
-// lines in ascending size; '#' starts a comment.
-func (m *model) parse(r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		f := strings.Fields(line)
-		if len(f) != 4 || f[0] != "size" {
-			return fmt.Errorf("line %d: want \"size <bytes> <direct_us> <offload_us>\"", n)
-		}
-		var v [3]float64
-		for i := range v {
-			x, err := strconv.ParseFloat(f[i+1], 64)
-			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
-				return fmt.Errorf("line %d: %q is not a non-negative number", n, f[i+1])
-			}
-			v[i] = x
-		}
-		if k := len(m.sizes); k > 0 && v[0] <= m.sizes[k-1] {
-			return fmt.Errorf("line %d: sizes must ascend", n)
-		}
-		m.sizes, m.direct, m.offload = append(m.sizes, v[0]), append(m.direct, v[1]), append(m.offload, v[2])
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	if len(m.sizes) == 0 {
-		return fmt.Errorf("no size lines")
-	}
-	return nil
-}
-
-// at returns the exchange times of a message of size bytes, interpolated
-// linearly in log2(size) and clamped to the calibrated range.
-func (m *model) at(size float64) (direct, offload float64) {
-	i := sort.SearchFloat64s(m.sizes, size)
-	switch {
-	case i == 0:
-		return m.direct[0], m.offload[0]
-	case i == len(m.sizes):
-		return m.direct[i-1], m.offload[i-1]
-	}
-	lo, hi := math.Log2(math.Max(m.sizes[i-1], 1)), math.Log2(math.Max(m.sizes[i], 1))
-	t := 0.0
-	if hi > lo {
-		t = (math.Log2(math.Max(size, 1)) - lo) / (hi - lo)
-	}
-	return m.direct[i-1] + t*(m.direct[i]-m.direct[i-1]), m.offload[i-1] + t*(m.offload[i]-m.offload[i-1])
 }
 
 // epoch is one member's profile between two evaluations of a family:
@@ -212,7 +154,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64) float64 {
 	}
 	ghost := math.Max(0, app*avail-e.waits*m.wakeUS) // what the ghost can have
 	n := float64(msgs)
-	d, o := m.at(float64(bytes) / n)
+	d, o := m.table.At(int64(float64(bytes) / n))
 	share := 1.0
 	if e.bytesAll > 0 {
 		share = math.Min(1, float64(bytes)/e.bytesAll)

@@ -1,0 +1,63 @@
+package core
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The automatic choice's estimate on the patterns it must tell apart, per
+// iteration of post, application time, wait (microseconds, one message
+// sent per iteration, the built-in calibration).
+func TestAutoEstimate(t *testing.T) {
+	shared, _ := newModel(Config{}, true)
+	own, _ := newModel(Config{}, false)
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name  string
+		m     *model
+		e     epoch
+		on    bool
+		bytes uint64
+		sign  int
+	}{
+		{"8 B ping-pong, nothing to overlap", shared, epoch{wallUS: 10, mpiUS: 9.5, cpuUS: 10, waits: 1}, false, 8, -1},
+		{"8 B ping-pong on the ghosts", shared, epoch{wallUS: 20, mpiUS: 19.5, sleepUS: 15, cpuUS: 5, waits: 1}, true, 8, -1},
+		{"4 MiB, 3 ms asleep, off", shared, epoch{wallUS: 3500, mpiUS: 480, cpuUS: 500, waits: 1}, false, 4 * mib, +1},
+		{"4 MiB, 3 ms asleep, on", shared, epoch{wallUS: 3100, mpiUS: 80, sleepUS: 70, cpuUS: 30, waits: 1}, true, 4 * mib, +1},
+		{"4 MiB, 3 ms on the CPU, shared cores", shared, epoch{wallUS: 3500, mpiUS: 480, cpuUS: 3480, waits: 1}, false, 4 * mib, -1},
+		{"4 MiB, 3 ms on the CPU, ghosts with cores of their own", own, epoch{wallUS: 3500, mpiUS: 480, cpuUS: 3480, waits: 1}, false, 4 * mib, +1},
+		{"4 MiB, 3 ms runnable behind others: not idle", shared, epoch{wallUS: 3500, mpiUS: 480, cpuUS: 1500, queueUS: 1980, waits: 1}, false, 4 * mib, -1},
+		{"4 MiB on the ghosts of a loaded host: the waits are the cost", shared, epoch{wallUS: 20000, mpiUS: 17000, sleepUS: 16000, cpuUS: 200, waits: 1}, true, 4 * mib, -1},
+		{"64 KiB, 24 us asleep: wake-ups eat the gain", shared, epoch{wallUS: 35, mpiUS: 10.5, cpuUS: 11, waits: 1}, false, 65536, -1},
+	} {
+		net := c.m.net(c.e, c.on, 1, c.bytes)
+		if c.sign > 0 {
+			require.Greater(t, net, autoTheta*c.e.wallUS, "%s: %+.1f us over %.0f", c.name, net, c.e.wallUS)
+		} else {
+			require.Less(t, net, 0.0, "%s: %+.1f us", c.name, net)
+		}
+	}
+	require.Zero(t, shared.net(epoch{wallUS: 100}, false, 0, 0), "no traffic, no opinion")
+}
+
+func TestAutoCalibrationFile(t *testing.T) {
+	dir := t.TempDir() + "/c.txt"
+	require.NoError(t, writeFile(dir, "# casperii calibration v1\n# size_bytes direct_us offload_us\nsize 8 1.00 11.00\nsize 1048576 100.00 150.00\n"))
+	m, err := newModel(Config{Calibration: dir}, true)
+	require.NoError(t, err)
+	require.Equal(t, 5.0, m.wakeUS, "half the smallest size's extra cost")
+	d, o := m.table.At(1 << 20)
+	require.Equal(t, [2]float64{100, 150}, [2]float64{d, o})
+
+	_, err = newModel(Config{Calibration: dir + ".missing"}, true)
+	require.ErrorContains(t, err, "casperii calibrate")
+	require.NoError(t, writeFile(dir, "size eight 1 2\n"))
+	_, err = newModel(Config{Calibration: dir}, true)
+	require.Error(t, err)
+	require.True(t, strings.HasPrefix(err.Error(), "CasperII: CSP_CALIBRATION="), err.Error())
+}
+
+func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
