@@ -11,7 +11,6 @@
  * Checklist (MPICH test/mpi/pt2pt): dtype_send, multi_psend_derived.
  *
  * np: 2
- * known: 18.1 datatypes freed while offloaded operations use them (issue 18 item 1)
  */
 #include "conf.h"
 

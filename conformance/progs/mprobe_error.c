@@ -7,7 +7,6 @@
  * Checklist (MPICH test/mpi/pt2pt): mprobe.
  *
  * np: 2
- * known: 18.2 MPI_ERROR written by the matched probes and receives (issue 18 item 2)
  */
 #include "conf.h"
 

@@ -13,7 +13,6 @@
  * Checklist (MPICH test/mpi/pt2pt): mprobe (the MPI_ERROR part), rqstatus.
  *
  * np: 2
- * known: 18.2 MPI_ERROR written by single-completion calls (issue 18 item 2)
  */
 #include "conf.h"
 

@@ -3,7 +3,6 @@
  * truncated receive names the message's source and tag (as MPICH's does).
  *
  * np: 2
- * known: 18.2 the status of a truncated receive (issue 18 item 2, status fields)
  */
 #define TRUNCATE_STATUS 1
 #include "truncate.c"

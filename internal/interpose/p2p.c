@@ -122,7 +122,7 @@ CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, M
     if (!*tmp)
         return csp_error(c, CSP_E_NOMEM);
     int pos = 0;
-    if ((rc = PMPI_Pack(buf, count, dt, *tmp, size, &pos, MPI_COMM_SELF)) != MPI_SUCCESS) {
+    if ((rc = csp_pack(buf, count, dt, *tmp, size, &pos)) != MPI_SUCCESS) {
         csp_ip_free_tmp(*tmp);
         *tmp = NULL;
         return csp_ip_raise(c, rc);

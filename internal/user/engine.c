@@ -197,19 +197,24 @@ static void unpack_bounce(struct csp_op *op)
         return;
     int whole = (int)(op->st_bytes / op->usize), part = (int)(op->st_bytes % op->usize);
     int n = whole;
-    char *tmp = part ? malloc((size_t)op->usize) : NULL;
+    /* From MPI_BOTTOM an element is only reachable as one of the first
+     * whole + 1 (absolute addresses): pack them all, take the last. */
+    int bottom = op->ubuf == MPI_BOTTOM, k = bottom ? whole + 1 : 1;
+    char *tmp = part ? malloc((size_t)op->usize * (size_t)k) : NULL;
     MPI_Aint lb, ext;
     if (tmp && PMPI_Type_get_extent(op->utype, &lb, &ext) == MPI_SUCCESS) {
         int pos = 0;
-        if (PMPI_Pack((char *)op->ubuf + (MPI_Aint)whole * ext, 1, op->utype, tmp, op->usize, &pos,
-                      MPI_COMM_SELF) == MPI_SUCCESS) {
-            memcpy((char *)op->bounce + op->st_bytes, tmp + part, (size_t)(op->usize - part));
+        const char *at = bottom ? MPI_BOTTOM : (char *)op->ubuf + (MPI_Aint)whole * ext;
+        /* the part that did not arrive, as the element is in memory now */
+        if (csp_pack(at, k, op->utype, tmp, op->usize * k, &pos) == MPI_SUCCESS) {
+            memcpy((char *)op->bounce + op->st_bytes, tmp + (size_t)op->usize * (size_t)(k - 1) + part,
+                   (size_t)(op->usize - part));
             n++; /* the bounce block holds ucount elements: room for it */
         }
     }
     free(tmp);
     int pos = 0;
-    PMPI_Unpack(op->bounce, n * op->usize, &pos, op->ubuf, n, op->utype, MPI_COMM_SELF);
+    csp_unpack(op->bounce, n * op->usize, &pos, op->ubuf, n, op->utype);
 }
 
 /* Copy the result of op's finished cell into op, recycle the cell. */

@@ -365,7 +365,7 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
 int csp_raise(MPI_Comm comm, int code, const char *msg);
 
 /* A datatype the runtime may use after the call that passed it returns
- * (post.c). The application may free its type as soon as that call
+ * (dtype.c). The application may free its type as soon as that call
  * returns; MPI keeps it alive until the operations, persistent requests
  * and matched receives using it are done. Predefined types live for ever:
  * *ref = dt, *owned = 0. Any other: *ref is a type of the runtime's with
@@ -373,6 +373,14 @@ int csp_raise(MPI_Comm comm, int code, const char *msg);
  * from it exist), *owned = 1, and the holder frees it with PMPI_Type_free.
  * Returns an MPI error code (not raised). */
 int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned);
+/* Size, true lower bound and contiguity of count elements of dt: contig
+ * when the message is the memory [buf + lb, + count * size) as is, in
+ * order (dtype.c). */
+int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig);
+/* PMPI_Pack / PMPI_Unpack over MPI_COMM_SELF, from or into MPI_BOTTOM
+ * too (which MPICH's refuse as a null buffer). */
+int csp_pack(const void *buf, int count, MPI_Datatype dt, void *out, int outsize, int *pos);
+int csp_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype dt);
 
 /* ---- engine (engine.c) ---- */
 /* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
