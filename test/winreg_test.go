@@ -121,3 +121,31 @@ func TestInterposeWindowUnregisteredVerbose(t *testing.T) {
 		require.Zero(t, inUse, s.Fields.Line())
 	}
 }
+
+// MPICH's Fortran MPI_WIN_GET_ATTR, and mpi_f08's MPI_Win_shared_query and
+// MPI_Win_free, bypass the C wrappers: through `use mpi`, mpif.h and
+// `use mpi_f08` alike, a registered MPI_COMM_SELF window (made with
+// MPI_Win_create over the shared heap) is of flavor MPI_WIN_FLAVOR_SHARED,
+// one of MPI_Win_create of MPI_WIN_FLAVOR_CREATE, as under plain MPICH
+// (pass-through); MPI_Win_shared_query reports the window; freed through
+// mpi_f08, it leaves nothing behind that a window made next could be taken
+// for.
+func TestFortranWindowFlavor(t *testing.T) {
+	prog := FortranProg(t, "ip_fwindow")
+	for _, j := range []Job{
+		{Layout: Layout{N: 4, NodeSize: 2}, Prog: prog, Preload: true},
+		{Layout: Layout{N: 2}, Prog: prog, Preload: true, Env: []string{"CSP_NG=0"}},
+	} {
+		t.Run(j.Layout.String()+strings.Join(j.Env, ""), func(t *testing.T) {
+			res := Run(t, j)
+			users := j.Layout.Users()
+			if j.Env != nil {
+				users = j.Layout.N
+			}
+			rs := ipRequireResults(t, res, users*6)
+			for _, b := range []string{"mpi", "mpif", "f08", "query", "query-f08", "after-free"} {
+				require.Len(t, Select(rs, "test=fwin-"+b), users, b)
+			}
+		})
+	}
+}
