@@ -1,5 +1,5 @@
 /*
- * fortran_attr.c: MPI_TAG_UB for Fortran programs.
+ * fortran_attr.c: MPI_TAG_UB and window flavors for Fortran programs.
  *
  * MPICH's Fortran bindings of the attribute getters do not call the C
  * MPI_Comm_get_attr (comm.c) but MPICH's internal MPII_Comm_get_attr, so
@@ -37,11 +37,22 @@
  * Fortran's keyvals for the predefined attributes are the C ones plus one
  * (mpif.h: MPI_TAG_UB=1681915906, mpi.h: 0x64400001); the flag is a
  * LOGICAL, which MPICH sets to 1 or 0.
+ *
+ * MPI_WIN_GET_ATTR likewise calls MPII_Win_get_attr: its wrappers report
+ * MPI_WIN_CREATE_FLAVOR as MPI_WIN_FLAVOR_SHARED for a window the runtime
+ * created with MPI_Win_create in place of MPI_Win_allocate_shared
+ * (memory.c, window.go), as the C MPI_Win_get_attr does. Same symbols:
+ * mpi_win_get_attr{,_,__}, MPI_WIN_GET_ATTR over pmpi_win_get_attr_, and
+ * mpi_win_get_attr_f08_ over pmpir_win_get_attr_f08_ (type(MPI_Win) is one
+ * INTEGER, the C handle).
  */
 #include "interpose.h"
 
 #define CSP_F_TAG_UB 1681915906 /* mpif.h's MPI_TAG_UB */
 _Static_assert(CSP_F_TAG_UB == MPI_TAG_UB + 1, "Fortran's MPI_TAG_UB keyval is not C's plus one");
+#define CSP_F_WIN_CREATE_FLAVOR 1711276040 /* mpif.h's MPI_WIN_CREATE_FLAVOR */
+_Static_assert(CSP_F_WIN_CREATE_FLAVOR == MPI_WIN_CREATE_FLAVOR + 1,
+               "Fortran's MPI_WIN_CREATE_FLAVOR keyval is not C's plus one");
 
 typedef MPI_Fint csp_fint;
 
@@ -51,6 +62,10 @@ extern void pmpi_attr_get_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_
                            csp_fint *ierr) __attribute__((weak));
 extern void pmpir_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val,
                                      csp_fint *flag, csp_fint *ierr) __attribute__((weak));
+extern void pmpi_win_get_attr_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                               csp_fint *ierr) __attribute__((weak));
+extern void pmpir_win_get_attr_f08_(csp_fint *win, csp_fint *keyval, MPI_Aint *val,
+                                    csp_fint *flag, csp_fint *ierr) __attribute__((weak));
 
 /* The exposed bound applies: MPI_TAG_UB was asked for and found. */
 static inline int tag_ub_applies(const csp_fint *keyval, int rc, const csp_fint *flag)
@@ -147,4 +162,66 @@ void mpi_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp
         *ierr = rc;
     if (tag_ub_applies(keyval, rc, flag))
         *val = (MPI_Aint)csp_ip_tag_ub;
+}
+
+/* ---- MPI_WIN_GET_ATTR: every binding ---- */
+
+/* The window's flavor is to be reported as MPI_WIN_FLAVOR_SHARED. */
+static inline int shared_flavor_applies(const csp_fint *win, const csp_fint *keyval, int rc,
+                                        const csp_fint *flag)
+{
+    return rc == MPI_SUCCESS && *keyval == CSP_F_WIN_CREATE_FLAVOR && *flag && csp_ip_nwins > 0 &&
+           csp_go_win_stands_in((int)*win);
+}
+
+static void win_get_attr_f(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                           csp_fint *ierr)
+{
+    if (!pmpi_win_get_attr_) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    pmpi_win_get_attr_(win, keyval, val, flag, ierr);
+    if (shared_flavor_applies(win, keyval, *ierr, flag))
+        *val = MPI_WIN_FLAVOR_SHARED;
+}
+
+void mpi_win_get_attr(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                      csp_fint *ierr)
+{
+    win_get_attr_f(win, keyval, val, flag, ierr);
+}
+
+void mpi_win_get_attr_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                       csp_fint *ierr)
+{
+    win_get_attr_f(win, keyval, val, flag, ierr);
+}
+
+void mpi_win_get_attr__(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                        csp_fint *ierr)
+{
+    win_get_attr_f(win, keyval, val, flag, ierr);
+}
+
+void MPI_WIN_GET_ATTR(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                      csp_fint *ierr)
+{
+    win_get_attr_f(win, keyval, val, flag, ierr);
+}
+
+void mpi_win_get_attr_f08_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
+                           csp_fint *ierr)
+{
+    if (!pmpir_win_get_attr_f08_) {
+        if (ierr)
+            *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    csp_fint rc = MPI_SUCCESS;
+    pmpir_win_get_attr_f08_(win, keyval, val, flag, &rc);
+    if (ierr)
+        *ierr = rc;
+    if (shared_flavor_applies(win, keyval, rc, flag))
+        *val = MPI_WIN_FLAVOR_SHARED;
 }

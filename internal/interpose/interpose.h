@@ -29,7 +29,8 @@ extern CSP_IP_HIDDEN MPI_Comm csp_ip_world;
 extern CSP_IP_HIDDEN int csp_ip_user;
 /* The MPI_TAG_UB the application sees (0 before MPI_Init). */
 extern CSP_IP_HIDDEN int csp_ip_tag_ub;
-/* Shared windows registered with the ghost (window.go keeps the list). */
+/* Registered shared windows (window.go keeps the list): MPI_Win_free and
+ * MPI_Win_get_attr call into Go only while there is one. */
 extern CSP_IP_HIDDEN int csp_ip_nwins;
 
 static inline MPI_Comm csp_ip_map(MPI_Comm c)
@@ -80,9 +81,20 @@ CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp);
 /* Remember code's message for MPI_Error_string (errstring.c). */
 CSP_IP_HIDDEN void csp_ip_errtext_add(int code, const char *msg);
 CSP_IP_HIDDEN int csp_ip_errtext_get(int code, char *msg);
-/* Shared-heap calls under the fast path's lock (for Go). */
+/* Shared-heap calls under the fast path's lock (memory.c, for the wrappers
+ * and Go). csp_ip_heap_free returns 1 if p was a block of the heap (now
+ * free), 0 otherwise. */
+CSP_IP_HIDDEN void *csp_ip_heap_alloc(size_t n);
+CSP_IP_HIDDEN int csp_ip_heap_free(void *p);
 CSP_IP_HIDDEN int csp_ip_heap_add_external(int fd, void *base, uint64_t size);
 CSP_IP_HIDDEN int csp_ip_heap_remove_external(uint32_t seg);
+/* MPICH's MPI_Win_allocate_shared (its _c twin when large), and
+ * MPI_Win_create (or _c) over base standing in for it (memory.c). */
+CSP_IP_HIDDEN int csp_ip_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large,
+                                             MPI_Info info, MPI_Comm comm, void *baseptr,
+                                             MPI_Win *win);
+CSP_IP_HIDDEN int csp_ip_win_create_shared(void *base, MPI_Aint size, MPI_Aint disp_unit, int large,
+                                           MPI_Info info, MPI_Comm comm, MPI_Win *win);
 
 /* ---- hooks exported by Go (hooks.go, idup.go, memory.go, window.go) ---- */
 
@@ -98,8 +110,11 @@ extern int csp_go_error_code(int errclass, char *msg);
 extern int csp_go_idup_propose(int parent, int info, uintptr_t *plan, uint64_t **words, int *nwords);
 extern int csp_go_idup_decide(uintptr_t plan, int newcomm, uint64_t *reduced);
 extern int csp_go_alloc_regist(int info, int *regist);
-extern int csp_go_win_allocated(int win, int comm, int info);
-extern int csp_go_win_freeing(int win);
+extern int csp_go_win_allocate_shared(int64_t size, int64_t disp_unit, int large, int info, int comm,
+                                      void *baseptr, int *win, int *raise);
+extern int csp_go_win_freeing(int win, int *stand_in, void **mem);
+extern void csp_go_win_kept(int win, void *mem);
+extern int csp_go_win_stands_in(int win);
 extern int csp_go_coll_check(int comm, int n);
 
 /* ---- collectives (comm.c) ---- */

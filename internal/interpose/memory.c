@@ -5,10 +5,15 @@
  * shared heap; offloaded operations on it need no bounce copy.
  * MPI_Free_mem gives heap blocks back to the heap and anything else to MPI.
  *
- * MPI_Win_allocate_shared lets MPI allocate the window, then, when the
- * window's info or its communicator's hints say shmbuf_regist=true, the
- * runtime (window.go) puts a memfd under the window's memory and registers
- * it with the heap; MPI_Win_free unregisters it before MPI unmaps.
+ * MPI_Win_allocate_shared goes to the runtime (window.go) in a user: when
+ * the window's info or its communicator's hints say shmbuf_regist=true,
+ * the window's memory becomes memory the ghost can map, either MPI's shared
+ * segment with a memfd put under it, or, where MPI would have used private
+ * memory, heap memory under a window of MPI_Win_create that stands in for
+ * MPI's (MPI_Win_get_attr reports it as MPI_WIN_FLAVOR_SHARED, and
+ * MPI_Win_shared_query answers for it as MPICH for private memory).
+ * MPI_Win_free unregisters the memfd before MPI unmaps it, and gives heap
+ * memory back once MPI has freed the window.
  */
 #include "interpose.h"
 
@@ -20,9 +25,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         if (rc != MPI_SUCCESS)
             return csp_ip_raise(csp_ip_world, rc);
         if (regist) {
-            CSP_LOCK();
-            void *p = csp_heap_alloc(csp_u.heap, (size_t)size);
-            CSP_UNLOCK();
+            void *p = csp_ip_heap_alloc((size_t)size);
             if (!p)
                 return csp_error(csp_ip_world, CSP_E_NOMEM);
             *(void **)baseptr = p;
@@ -34,23 +37,72 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int MPI_Free_mem(void *base)
 {
-    if (base && csp_u.heap) {
-        CSP_LOCK();
-        int mine = csp_heap_block_size(csp_u.heap, base) > 0 && csp_heap_free(csp_u.heap, base) == 0;
-        CSP_UNLOCK();
-        if (mine)
-            return MPI_SUCCESS;
-    }
+    if (csp_ip_heap_free(base))
+        return MPI_SUCCESS;
     return PMPI_Free_mem(base);
 }
 
-/* After PMPI created *win over the mapped communicator c. */
-static int win_allocated(int rc, MPI_Comm c, MPI_Info info, MPI_Win *win)
+CSP_IP_HIDDEN void *csp_ip_heap_alloc(size_t n)
 {
-    if (rc != MPI_SUCCESS || !csp_ip_user)
+    if (!csp_u.heap || n == 0)
+        return NULL;
+    CSP_LOCK();
+    void *p = csp_heap_alloc(csp_u.heap, n);
+    CSP_UNLOCK();
+    return p;
+}
+
+CSP_IP_HIDDEN int csp_ip_heap_free(void *p)
+{
+    if (!p || !csp_u.heap)
+        return 0;
+    CSP_LOCK();
+    int mine = csp_heap_block_size(csp_u.heap, p) > 0 && csp_heap_free(csp_u.heap, p) == 0;
+    CSP_UNLOCK();
+    return mine;
+}
+
+CSP_IP_HIDDEN int csp_ip_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large,
+                                             MPI_Info info, MPI_Comm comm, void *baseptr,
+                                             MPI_Win *win)
+{
+    if (large)
+        return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
+    return PMPI_Win_allocate_shared(size, (int)disp_unit, info, comm, baseptr, win);
+}
+
+/* The window's info is the caller's plus alloc_shm=true unless the caller
+ * set that key: MPICH reports alloc_shm=true for the windows it allocates
+ * and false for created ones, and MPI_Win_get_info must answer as for the
+ * window it stands in for. (MPICH uses the key for nothing else.) */
+CSP_IP_HIDDEN int csp_ip_win_create_shared(void *base, MPI_Aint size, MPI_Aint disp_unit, int large,
+                                           MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    MPI_Info inf;
+    int rc = info == MPI_INFO_NULL ? PMPI_Info_create(&inf) : PMPI_Info_dup(info, &inf);
+    if (rc != MPI_SUCCESS)
         return rc;
-    int code = csp_go_win_allocated((int)*win, (int)c, (int)info);
-    if (code != MPI_SUCCESS)
+    int len, set = 0;
+    rc = PMPI_Info_get_valuelen(inf, "alloc_shm", &len, &set);
+    if (rc == MPI_SUCCESS && !set)
+        rc = PMPI_Info_set(inf, "alloc_shm", "true");
+    if (rc == MPI_SUCCESS)
+        rc = large ? PMPI_Win_create_c(base, size, disp_unit, inf, comm, win)
+                   : PMPI_Win_create(base, size, (int)disp_unit, inf, comm, win);
+    PMPI_Info_free(&inf);
+    return rc;
+}
+
+static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info,
+                               MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    MPI_Comm c = csp_ip_map(comm);
+    if (!csp_ip_user)
+        return csp_ip_win_allocate_shared(size, disp_unit, large, info, c, baseptr, win);
+    int raise = 0;
+    int code = csp_go_win_allocate_shared(size, disp_unit, large, (int)info, (int)c, baseptr,
+                                          (int *)win, &raise);
+    if (raise)
         PMPI_Win_call_errhandler(*win, code);
     return code;
 }
@@ -58,29 +110,102 @@ static int win_allocated(int rc, MPI_Comm c, MPI_Info info, MPI_Win *win)
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    return win_allocated(PMPI_Win_allocate_shared(size, disp_unit, info, c, baseptr, win), c,
-                         info, win);
+    return win_allocate_shared(size, disp_unit, 0, info, comm, baseptr, win);
 }
 
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                               void *baseptr, MPI_Win *win)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    return win_allocated(PMPI_Win_allocate_shared_c(size, disp_unit, info, c, baseptr, win), c,
-                         info, win);
+    return win_allocate_shared(size, disp_unit, 1, info, comm, baseptr, win);
 }
 
 int MPI_Win_free(MPI_Win *win)
 {
-    if (csp_ip_nwins > 0 && win) {
-        int code = csp_go_win_freeing((int)*win);
-        if (code != MPI_SUCCESS) {
-            PMPI_Win_call_errhandler(*win, code);
-            return code;
-        }
+    if (csp_ip_nwins == 0 || !win)
+        return PMPI_Win_free(win);
+    MPI_Win w = *win;
+    int stand_in = 0;
+    void *mem = NULL;
+    int code = csp_go_win_freeing((int)w, &stand_in, &mem);
+    if (code != MPI_SUCCESS) {
+        PMPI_Win_call_errhandler(w, code);
+        return code;
     }
-    return PMPI_Win_free(win);
+    int rc = PMPI_Win_free(win);
+    if (stand_in) {
+        if (rc == MPI_SUCCESS)
+            csp_ip_heap_free(mem); /* MPI is done with it */
+        else
+            csp_go_win_kept((int)w, mem);
+    }
+    return rc;
+}
+
+/* The creation flavor of a window that stands in for one of
+ * MPI_Win_allocate_shared is MPI_WIN_FLAVOR_SHARED. */
+static const int csp_flavor_shared = MPI_WIN_FLAVOR_SHARED;
+
+int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
+{
+    int rc = PMPI_Win_get_attr(win, keyval, val, flag);
+    if (rc == MPI_SUCCESS && keyval == MPI_WIN_CREATE_FLAVOR && csp_ip_nwins > 0 && *flag &&
+        csp_go_win_stands_in((int)win))
+        *(const int **)val = &csp_flavor_shared;
+    return rc;
+}
+
+/* MPI_Win_shared_query of a stand-in: MPICH refuses the query on a window
+ * it did not allocate as shared, so the answer is given here, as MPICH
+ * gives it for a window of private memory: this process's part, for any
+ * valid rank. Arguments are checked as MPICH checks them. */
+static int stand_in_query(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                          void *baseptr)
+{
+    MPI_Group g;
+    int n = 0;
+    int rc = PMPI_Win_get_group(win, &g);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    PMPI_Group_size(g, &n);
+    PMPI_Group_free(&g);
+    int code = MPI_SUCCESS;
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= n))
+        code = MPI_ERR_RANK;
+    else if (!size || !disp_unit || !baseptr)
+        code = MPI_ERR_ARG;
+    if (code != MPI_SUCCESS) {
+        PMPI_Win_call_errhandler(win, code);
+        return code;
+    }
+    MPI_Aint *sz;
+    int *du, flag;
+    void *base;
+    PMPI_Win_get_attr(win, MPI_WIN_SIZE, &sz, &flag);
+    PMPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &du, &flag);
+    PMPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag);
+    *size = *sz;
+    *disp_unit = *du;
+    *(void **)baseptr = base;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    if (csp_ip_nwins == 0 || !csp_go_win_stands_in((int)win))
+        return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    MPI_Aint du = 0;
+    int rc = stand_in_query(win, rank, size, disp_unit ? &du : NULL, baseptr);
+    if (rc == MPI_SUCCESS)
+        *disp_unit = (int)du;
+    return rc;
+}
+
+int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                           void *baseptr)
+{
+    if (csp_ip_nwins == 0 || !csp_go_win_stands_in((int)win))
+        return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+    return stand_in_query(win, rank, size, disp_unit, baseptr);
 }
 
 CSP_IP_HIDDEN int csp_ip_heap_add_external(int fd, void *base, uint64_t size)

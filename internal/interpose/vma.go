@@ -36,32 +36,27 @@ func parseMaps(r io.Reader) []vma {
 	return out
 }
 
-// remapRange returns the page range to put a memfd under, for window
-// memory [lo, hi):
+// sharedPages returns the pages to put a memfd under for window memory
+// [lo, hi): the whole pages around it, [floor(lo), ceil(hi)), when one
+// shared mapping covers them. That is MPICH's shared segment, which every
+// process of the window maps: every process remaps the same pages, and the
+// bytes of those pages outside the window belong to the segment too.
 //
-//   - the whole pages around it, [floor(lo), ceil(hi)), when one shared
-//     mapping covers them (MPICH's shared segment: every process maps the
-//     same file, so bytes outside the window in those pages are shared
-//     memory too, and every process remaps the same pages);
-//   - otherwise the pages wholly inside it, [ceil(lo), floor(hi)), which
-//     hold nothing but window memory (a window of one process is private
-//     memory from malloc: the pages around it hold other objects, which
-//     must not change under another thread's feet).
-//
-// An empty range (n == 0) means there is nothing to remap.
-func remapRange(lo, hi, page uintptr, maps []vma) (start, n uintptr) {
+// ok is false when the memory is anywhere else (a window of one process is
+// malloc memory, a window whose processes do not share memory an anonymous
+// private mapping): the pages around it may hold other objects, which
+// another thread may be writing while they are copied, so such memory is
+// never remapped (window.go puts heap memory under the window instead).
+// An empty range is not ok either: there is nothing to remap.
+func sharedPages(lo, hi, page uintptr, maps []vma) (start, n uintptr, ok bool) {
 	if hi <= lo {
-		return 0, 0
+		return 0, 0, false
 	}
-	outLo, outHi := lo&^(page-1), (hi+page-1)&^(page-1)
+	start, end := lo&^(page-1), (hi+page-1)&^(page-1)
 	for _, m := range maps {
-		if m.start <= outLo && outHi <= m.end && m.shared {
-			return outLo, outHi - outLo
+		if m.start <= start && end <= m.end && m.shared {
+			return start, end - start, true
 		}
 	}
-	inLo, inHi := (lo+page-1)&^(page-1), hi&^(page-1)
-	if inHi <= inLo {
-		return 0, 0
-	}
-	return inLo, inHi - inLo
+	return 0, 0, false
 }

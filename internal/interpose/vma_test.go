@@ -12,25 +12,35 @@ const maps = `7fa5228b4000-7fa5228b5000 rw-s 00000000 00:1b 398      /dev/shm/mp
 7fa51bab3000-7fa51bbb4000 rw-p 00000000 00:00 0
 `
 
-func TestRemapRange(t *testing.T) {
+func TestSharedPages(t *testing.T) {
 	m := parseMaps(strings.NewReader(maps))
 	require.Len(t, m, 3)
 	require.True(t, m[0].shared)
 	require.False(t, m[1].shared)
 
 	// A small window in MPICH's shared segment: the whole page.
-	s, n := remapRange(0x7fa5228b4000, 0x7fa5228b4000+300, 4096, m)
+	s, n, ok := sharedPages(0x7fa5228b4000, 0x7fa5228b4000+300, 4096, m)
+	require.True(t, ok)
 	require.Equal(t, uintptr(0x7fa5228b4000), s)
 	require.Equal(t, uintptr(4096), n)
 
-	// A private window in the heap: only the pages wholly inside.
-	s, n = remapRange(0x56491ec3d5e0, 0x56491ec3d5e0+70000, 4096, m)
-	require.Equal(t, uintptr(0x56491ec3e000), s)
-	require.Equal(t, (uintptr(0x56491ec3d5e0+70000)&^4095)-0x56491ec3e000, n)
+	// An odd-sized window ending inside the segment's last page.
+	s, n, ok = sharedPages(0x7fa5228b4000+1, 0x7fa5228b4000+4095, 4096, m)
+	require.True(t, ok)
+	require.Equal(t, uintptr(0x7fa5228b4000), s)
+	require.Equal(t, uintptr(4096), n)
 
-	// Smaller than a page and private: nothing.
-	_, n = remapRange(0x56491ec33f50, 0x56491ec33f50+100, 4096, m)
-	require.Zero(t, n)
-	_, n = remapRange(10, 10, 4096, m)
-	require.Zero(t, n)
+	// Private memory (the heap, an anonymous mapping), however aligned: no.
+	_, _, ok = sharedPages(0x56491ec3d5e0, 0x56491ec3d5e0+70000, 4096, m)
+	require.False(t, ok)
+	_, _, ok = sharedPages(0x7fa51bab3000, 0x7fa51bab3000+4096, 4096, m)
+	require.False(t, ok)
+
+	// Running past the shared segment's end: no.
+	_, _, ok = sharedPages(0x7fa5228b4000, 0x7fa5228b4000+4097, 4096, m)
+	require.False(t, ok)
+
+	// Nothing: no.
+	_, _, ok = sharedPages(10, 10, 4096, m)
+	require.False(t, ok)
 }

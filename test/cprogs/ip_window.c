@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     unsigned char *sbase;
     MPI_Win_shared_query(swin, 0, &ssz, &sdu, &sbase);
     check("self-query", sbase == self && ssz == 3 * PART);
-    /* send from a page-aligned part of it */
+    /* send from the middle of it: its first and last bytes stay as they were */
     unsigned char *aligned = self + PART;
     check("send-from-self-window", exchange(off, aligned, rbuf, PART, -1) &&
                                        self[0] == val(rank, 0) &&
