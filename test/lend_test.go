@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"syscall"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,7 +54,9 @@ func TestLendCore(t *testing.T) {
 			} else {
 				require.Zero(t, lends, "no lending with the ghost at the users' priority")
 				for _, m := range nice {
-					require.Equal(t, "0", m[1], "ghost priority: %s", m[0])
+					// CSP_GHOST_NICE=0 cannot lower the nice value the job
+					// inherits (make test under nice): the ghost keeps it.
+					require.Equal(t, fmt.Sprint(inheritedNice(t)), m[1], "ghost priority: %s", m[0])
 				}
 			}
 		})
@@ -101,4 +104,12 @@ func TestTouchedOverlap(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inheritedNice is the nice value this test (and so the job) runs at.
+func inheritedNice(t *testing.T) int {
+	// getpriority returns 20 - nice for processes (the raw system call).
+	p, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	require.NoError(t, err)
+	return 20 - p
 }

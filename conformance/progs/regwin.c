@@ -12,7 +12,6 @@
  *
  * np: 2
  * stats: bounce=0
- * known: 18.4 windows over MPI_COMM_SELF not registered when not page-aligned (issue 18 item 4)
  */
 #include "conf.h"
 
