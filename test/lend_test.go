@@ -2,9 +2,9 @@ package test
 
 import (
 	"fmt"
-	"syscall"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
