@@ -55,13 +55,13 @@ type model struct {
 
 // builtinCalibration: osub-latency medians (post + wait, no compute,
 // untouched) on the development machine, 2 nodes x (1 user + 1 ghost) on 2
-// cores, MPICH 4.0.2 ch4:ucx (casperii calibrate).
+// cores, MPICH 4.0.2 ch4:ucx: casperii calibrate --reps 5, 2026-11-25.
 var builtinCalibration = []calib.Point{
-	{Size: 8, DirectUS: 0.80, OffloadUS: 9.10}, {Size: 64, DirectUS: 0.85, OffloadUS: 9.20},
-	{Size: 512, DirectUS: 1.10, OffloadUS: 9.60}, {Size: 4096, DirectUS: 2.40, OffloadUS: 11.0},
-	{Size: 16384, DirectUS: 4.80, OffloadUS: 14.0}, {Size: 65536, DirectUS: 9.50, OffloadUS: 20.5},
-	{Size: 262144, DirectUS: 24.0, OffloadUS: 37.0}, {Size: 1048576, DirectUS: 130, OffloadUS: 195},
-	{Size: 4194304, DirectUS: 480, OffloadUS: 610},
+	{Size: 8, DirectUS: 0.63, OffloadUS: 7.52}, {Size: 64, DirectUS: 0.73, OffloadUS: 7.60},
+	{Size: 512, DirectUS: 0.92, OffloadUS: 7.80}, {Size: 4096, DirectUS: 2.51, OffloadUS: 9.79},
+	{Size: 16384, DirectUS: 4.72, OffloadUS: 12.29}, {Size: 65536, DirectUS: 8.04, OffloadUS: 15.91},
+	{Size: 262144, DirectUS: 21.98, OffloadUS: 31.10}, {Size: 1048576, DirectUS: 85.10, OffloadUS: 107.86},
+	{Size: 4194304, DirectUS: 347.93, OffloadUS: 431.96},
 }
 
 func newModel(cfg Config, oversub bool) (*model, error) {
