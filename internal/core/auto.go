@@ -78,10 +78,11 @@ func newModel(cfg Config, oversub bool) (*model, error) {
 		}
 		m.table, m.source = t, cfg.Calibration
 	}
-	// Two wake-ups per exchange make most of its extra cost at the
-	// smallest size.
+	// What the ghost loses of an idle period: its user's wake-up at its
+	// end takes the core for about an exchange's extra cost at the
+	// smallest size (two handoffs), and the ghost must be scheduled in.
 	d, o := m.table.At(0)
-	m.wakeUS = math.Max(0, o-d) / 2
+	m.wakeUS = 2 * math.Max(0, o-d)
 	return m, nil
 }
 
@@ -137,7 +138,9 @@ func threadSched() (cpuNS, queueNS int64) {
 // net estimates, in microseconds over the epoch e, what offload gains
 // minus what it costs for a communicator on which this member sent msgs
 // messages of bytes in all; on: the communicator is offloaded now.
-func (m *model) net(e epoch, on bool, msgs, bytes uint64) float64 {
+// offWait is this member's memory of the direct route: its wait per
+// message when it last ran off (negative: none); net updates it.
+func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64) float64 {
 	if msgs == 0 {
 		return 0
 	}
@@ -160,16 +163,29 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64) float64 {
 		share = math.Min(1, float64(bytes)/e.bytesAll)
 	}
 	waited := e.mpiUS * share // this communicator's share of the waiting
-	comm := waited            // off: what the direct route waits
 	cost := n * math.Max(0, o-d)
-	if on {
-		comm += math.Min(ghost, n*d) // the ghost moved this meanwhile
+	var direct float64 // what the direct route waits
+	if !on {
+		direct = waited
+		*offWait = waited / n
+	} else {
+		direct = n * d // no memory: a transfer's worth
+		if *offWait >= 0 {
+			direct = n * *offWait
+		}
 		// What the wait took beyond a direct transfer is offload's cost
 		// too, when it exceeds the calibration's (a loaded host, where a
 		// ghost waits for its core).
 		cost = math.Max(cost, waited-n*d)
 	}
-	return math.Min(comm, ghost) - cost
+	// The ghost removes the direct route's waiting (the transfer and the
+	// progress nobody made) in the measure it can move the data while
+	// the application is idle.
+	moved := 1.0
+	if n*o > 0 {
+		moved = math.Min(1, ghost/(n*o))
+	}
+	return direct*moved - cost
 }
 
 // isAuto reports whether a communicator with hints h chooses its route

@@ -33,14 +33,32 @@ func TestAutoEstimate(t *testing.T) {
 		{"4 MiB on the ghosts of a loaded host: the waits are the cost", shared, epoch{wallUS: 20000, mpiUS: 17000, sleepUS: 16000, cpuUS: 200, waits: 1}, true, 4 * mib, -1},
 		{"64 KiB, 24 us asleep: wake-ups eat the gain", shared, epoch{wallUS: 35, mpiUS: 10.5, cpuUS: 11, waits: 1}, false, 65536, -1},
 	} {
-		net := c.m.net(c.e, c.on, 1, c.bytes)
+		mem := -1.0
+		net := c.m.net(c.e, c.on, 1, c.bytes, &mem)
 		if c.sign > 0 {
 			require.Greater(t, net, autoTheta*c.e.wallUS, "%s: %+.1f us over %.0f", c.name, net, c.e.wallUS)
 		} else {
 			require.Less(t, net, 0.0, "%s: %+.1f us", c.name, net)
 		}
 	}
-	require.Zero(t, shared.net(epoch{wallUS: 100}, false, 0, 0), "no traffic, no opinion")
+	mem := -1.0
+	require.Zero(t, shared.net(epoch{wallUS: 100}, false, 0, 0, &mem), "no traffic, no opinion")
+
+	// A halo exchange of 4 x 64 KiB with 300 us asleep: without progress
+	// the direct route waits 4 ms; on, the waits are short, and the
+	// memory of the direct route keeps it on.
+	halo := epoch{wallUS: 4600, mpiUS: 4290, cpuUS: 300, waits: 1}
+	off := shared.net(halo, false, 4, 4*65536, &mem)
+	require.Greater(t, off, autoTheta*halo.wallUS, "off: %+.0f", off)
+	require.InDelta(t, 4290.0/4, mem, 1, "the direct route's wait per message, remembered")
+	onEp := epoch{wallUS: 410, mpiUS: 100, sleepUS: 90, cpuUS: 20, waits: 1}
+	on := shared.net(onEp, true, 4, 4*65536, &mem)
+	require.Greater(t, on, autoTheta*onEp.wallUS, "on: %+.0f", on)
+	// The same exchange at 64 KiB with 24 us of sleep, on: the memory of
+	// an 11 us direct wait says it costs.
+	mem = 10.8
+	small := shared.net(epoch{wallUS: 46, mpiUS: 21, sleepUS: 18, cpuUS: 6, waits: 1}, true, 1, 65536, &mem)
+	require.Less(t, small, 0.0, "on at 64 KiB: %+.1f", small)
 }
 
 func TestAutoCalibrationFile(t *testing.T) {
@@ -48,7 +66,7 @@ func TestAutoCalibrationFile(t *testing.T) {
 	require.NoError(t, writeFile(dir, "# casperii calibration v1\n# size_bytes direct_us offload_us\nsize 8 1.00 11.00\nsize 1048576 100.00 150.00\n"))
 	m, err := newModel(Config{Calibration: dir}, true)
 	require.NoError(t, err)
-	require.Equal(t, 5.0, m.wakeUS, "half the smallest size's extra cost")
+	require.Equal(t, 20.0, m.wakeUS, "twice the smallest size's extra cost")
 	d, o := m.table.At(1 << 20)
 	require.Equal(t, [2]float64{100, 150}, [2]float64{d, o})
 

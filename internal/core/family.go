@@ -175,7 +175,7 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
 		v[evPresent], v[evUnmatched], v[evPending], v[evStuck] = 1, c.Unmatched, c.Pending, c.Stuck
 		if m.auto {
 			msgs, bytes := user.TakeSentLocked(m.comm)
-			v[evNet] = int64(r.model.net(ep, m.plan.Offloaded(), msgs, bytes))
+			v[evNet] = int64(r.model.net(ep, m.plan.Offloaded(), msgs, bytes, &m.offWait))
 			v[evWall] = int64(ep.wallUS)
 		}
 	}

@@ -78,6 +78,7 @@ type commState struct {
 	onPlan     commexpand.Plan
 	onVotes    int // evaluations in a row that wanted offload on
 	onFailures int // offload periods that ended because offload cost more
+	offWait    float64 // this member's wait per message when last off (-1: never)
 	// Its family (family.go): freed here, and freed by every member.
 	fam            *family
 	freed, retired bool
