@@ -76,8 +76,8 @@ type commState struct {
 	// the communicator is off.
 	auto       bool
 	onPlan     commexpand.Plan
-	onVotes    int // evaluations in a row that wanted offload on
-	onFailures int // offload periods that ended because offload cost more
+	onVotes    int     // evaluations in a row that wanted offload on
+	onFailures int     // offload periods that ended because offload cost more
 	offWait    float64 // this member's wait per message when last off (-1: never)
 	// Its family (family.go): freed here, and freed by every member.
 	fam            *family
