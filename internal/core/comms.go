@@ -202,7 +202,10 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 // family of its own). A communicator that chooses its route itself starts
 // on the direct route with plan reserved (auto.go).
 func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, rank int, regist, alone bool) error {
-	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now(), offWait: -1}
+	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now(), offWait: -1, onFailures: 1}
+	// Offload on a core the ghosts share costs more when wrong than it
+	// gains when right: the first switch on needs two favourable
+	// evaluations in a row (auto.go).
 	if r.isAuto(h) && plan.Offloaded() {
 		st.auto, st.onPlan = true, plan
 		st.plan = commexpand.Plan{Algorithm: info.NoOffload, Members: plan.Members}

@@ -211,6 +211,9 @@ func (r *runtime) interval(f *family, act []*commState, switched bool) int {
 		f.every = min(2*f.every, autoEveryMax)
 	}
 	for _, m := range act {
+		if m.onVotes > 0 { // a streak of votes for offload: count them soon
+			f.every = 1
+		}
 		if m.pending != nil {
 			m.pending.checks++
 			if m.pending.checks < switchDueFirst {
