@@ -32,9 +32,15 @@ func TestAutoEstimate(t *testing.T) {
 		{"4 MiB, 3 ms runnable behind others: not idle", shared, epoch{wallUS: 3500, mpiUS: 480, cpuUS: 1500, queueUS: 1980, waits: 1}, false, 4 * mib, -1},
 		{"4 MiB on the ghosts of a loaded host: the waits are the cost", shared, epoch{wallUS: 20000, mpiUS: 17000, sleepUS: 16000, cpuUS: 200, waits: 1}, true, 4 * mib, -1},
 		{"64 KiB, 24 us asleep: wake-ups eat the gain", shared, epoch{wallUS: 35, mpiUS: 10.5, cpuUS: 11, waits: 1}, false, 65536, -1},
+		{"1 MiB touched, compute on the CPU: a wait of 2.7 transfers is no stall", shared, epoch{wallUS: 580, mpiUS: 234, cpuUS: 580, waits: 1}, false, mib, -1},
+		{"halo of 64 KiB, compute on the CPU, waits of 200 transfers: a stall", shared, epoch{wallUS: 7800, mpiUS: 7500, cpuUS: 7800, waits: 1}, false, 4 * 65536, +1},
 	} {
 		mem := -1.0
-		net := c.m.net(c.e, c.on, 1, c.bytes, &mem)
+		msgs := uint64(1)
+		if strings.HasPrefix(c.name, "halo") {
+			msgs = 4
+		}
+		net := c.m.net(c.e, c.on, msgs, c.bytes, &mem)
 		if c.sign > 0 {
 			require.Greater(t, net, autoTheta*c.e.wallUS, "%s: %+.1f us over %.0f", c.name, net, c.e.wallUS)
 		} else {
