@@ -504,7 +504,17 @@ func Finalize() error {
 			err = &mpi.Error{Code: mpi.ErrOther, Class: mpi.ErrOther, Func: "MPI_Finalize", Msg: uerr.Error()}
 		}
 	}
-	if ferr := mpi.Finalize(); err == nil {
+	var ferr error
+	if r.role == RoleUser {
+		var sig, lends int
+		sig, lends, ferr = user.FinalizeMPI()
+		if sig != 0 {
+			r.verbosef(1, "MPI_Finalize: lent the core to the ghost %d times (timer signal %d)", lends, sig)
+		}
+	} else {
+		ferr = mpi.Finalize()
+	}
+	if err == nil {
 		err = ferr
 	}
 	return err

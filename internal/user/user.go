@@ -256,3 +256,14 @@ func Finish() error {
 	}
 	return nil
 }
+
+// FinalizeMPI calls MPI_Finalize after Finish. Where the ghost shares this
+// process's core at a lowered priority, the process lends the core to it
+// while MPICH finalizes (finlend.c): MPICH's last barrier spins, and the
+// ghost must reach it. It returns the real-time signal that timed the
+// lending (0: none) and how many times the process lent its core.
+func FinalizeMPI() (sig, lends int, err error) {
+	var s, n C.int
+	rc := C.csp_finalize_lending(&s, &n)
+	return int(s), int(n), mpi.CodeError(int(rc), "MPI_Finalize")
+}

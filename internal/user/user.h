@@ -400,6 +400,9 @@ int csp_coop_owed(void);
 /* A Test-family call found an offloaded request not done: an application
  * polling in a loop lends the core now and then. */
 void csp_coop_test_miss(void);
+/* PMPI_Finalize, lending the core to a ghost that shares it (finlend.c):
+ * *sig is the signal that timed the lending (0: none), *lends how often. */
+int csp_finalize_lending(int *sig, int *lends);
 /* Recycle every finished cell and push held posts; one test when idle. */
 void csp_pump_slow(void);
 /* Prefetch, for writing, what the next two posts store to (engine.c). */
