@@ -11,6 +11,10 @@
  * A ghost's control segment is one memfd segment created by the ghost,
  * mapped by each of its users: struct csp_ghost_hdr.
  *
+ * This header is the one definition of both layouts: the Go package
+ * internal/channel is generated from it (layout_gen.go, by cmd/layoutgen
+ * from layout_defs.go; TestLayoutGenerated fails when it is stale).
+ *
  * Writers: every field is written by exactly one side, named in its comment.
  * The ghost validates everything it reads here (see internal/ghost).
  */
