@@ -1,9 +1,9 @@
 /*
  * postcell.h: the post cell, the unit a user process hands to its ghost.
  *
- * One definition of the shared-memory layout, included by the C fast path
- * and mirrored field for field by postcell.Cell in Go (a test checks every
- * offset and size against offsetof/sizeof here).
+ * The one definition of the shared-memory layout: the C fast path includes
+ * it, and the Go package postcell is generated from it (layout_gen.go, by
+ * cmd/layoutgen from layout_defs.go; TestLayoutGenerated fails when stale).
  *
  * A cell is 128 bytes, two cache lines:
  *   line 0, the request: written by the user before it publishes the cell's
@@ -19,6 +19,7 @@
 #ifndef CASPERII_POSTCELL_H
 #define CASPERII_POSTCELL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CSP_CELL_SIZE 128u
@@ -85,14 +86,23 @@ struct csp_cell {
 };
 
 _Static_assert(sizeof(struct csp_cell) == CSP_CELL_SIZE, "post cell is 128 bytes");
+_Static_assert(offsetof(struct csp_cell, st_source) == 64, "the result starts on line 1");
 
-/* Completion, user side: has the ghost finished this use of the cell? */
+/*
+ * The completion word handshake, a release/acquire pair on `done`; Go has
+ * the same pair as Cell.Complete and Cell.IsDone (postcell/cell.go).
+ * Invariant: line 1 belongs to the ghost until it stores done = gen, its
+ * last write to the cell; the user reads line 1 only after it loaded
+ * done == gen.
+ */
+
+/* Completion, user side (acquire): has the ghost finished this use of the cell? */
 static inline int csp_cell_done(const struct csp_cell *c)
 {
     return __atomic_load_n(&c->done, __ATOMIC_ACQUIRE) == c->gen;
 }
 
-/* Completion, ghost side: publish the result written in line 1. */
+/* Completion, ghost side (release): publish the result written in line 1. */
 static inline void csp_cell_complete(struct csp_cell *c, uint32_t gen)
 {
     __atomic_store_n(&c->done, gen, __ATOMIC_RELEASE);

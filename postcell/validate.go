@@ -27,9 +27,9 @@ type Request struct {
 // (a broken user might); the copy is what gets validated and used.
 func Snapshot(c *Cell) Request {
 	return Request{
-		Op: c.Op, Mode: c.Mode, Flags: c.Flags, Gen: c.Gen, Slot: c.Slot,
+		Op: Op(c.Op), Mode: Mode(c.Mode), Flags: c.Flags, Gen: c.Gen, Slot: c.Slot,
 		Peer: c.Peer, Tag: c.Tag, TagMask: c.TagMask, Seg: c.Seg,
-		Target: c.Target, Off: c.Off, NBytes: c.NBytes, TargetGen: c.TargetGen,
+		Target: c.Target, Off: c.Off, NBytes: c.Nbytes, TargetGen: c.TargetGen,
 	}
 }
 

@@ -100,9 +100,9 @@ func TestValidateRejects(t *testing.T) {
 
 func TestSnapshotCopiesRequestLine(t *testing.T) {
 	var c Cell
-	c.Op, c.Mode, c.Flags, c.Gen = OpRecv, MatchGhost, FlagBounce, 42
+	c.Op, c.Mode, c.Flags, c.Gen = uint8(OpRecv), uint8(MatchGhost), FlagBounce, 42
 	c.Slot, c.Peer, c.Tag, c.TagMask = 2, 5, 99, 0xf0f0
-	c.Seg, c.Target, c.Off, c.NBytes, c.TargetGen = 1, 7, 64, 128, 3
+	c.Seg, c.Target, c.Off, c.Nbytes, c.TargetGen = 1, 7, 64, 128, 3
 	r := Snapshot(&c)
 	c.Tag = 1 << 30 // a writer changing the cell after the snapshot
 	require.Equal(t, Request{Op: OpRecv, Mode: MatchGhost, Flags: FlagBounce, Gen: 42, Slot: 2,
@@ -119,26 +119,6 @@ func TestCompletionWord(t *testing.T) {
 	require.True(t, c.IsDone())
 	require.Equal(t, uint32(1), NextGen(math.MaxUint32), "generation skips zero")
 	require.Equal(t, uint32(6), NextGen(5))
-}
-
-func TestPoolLIFO(t *testing.T) {
-	p := NewPool(3)
-	var got []uint32
-	for {
-		i, ok := p.Get()
-		if !ok {
-			break
-		}
-		got = append(got, i)
-	}
-	require.Equal(t, []uint32{0, 1, 2}, got)
-	require.Zero(t, p.Free())
-	p.Put(1)
-	p.Put(2)
-	i, ok := p.Get()
-	require.True(t, ok)
-	require.Equal(t, uint32(2), i, "last returned is first reused")
-	require.Equal(t, 1, p.Free())
 }
 
 func TestArray(t *testing.T) {
@@ -212,7 +192,7 @@ func encodeRequest(r Request) []byte {
 	mem := alignedRegion(Size)
 	a, _ := NewArray(mem)
 	c := a.At(0)
-	c.Op, c.Mode, c.Flags, c.Gen, c.Slot, c.Peer, c.Tag, c.TagMask = r.Op, r.Mode, r.Flags, r.Gen, r.Slot, r.Peer, r.Tag, r.TagMask
-	c.Seg, c.Target, c.Off, c.NBytes, c.TargetGen = r.Seg, r.Target, r.Off, r.NBytes, r.TargetGen
+	c.Op, c.Mode, c.Flags, c.Gen, c.Slot, c.Peer, c.Tag, c.TagMask = uint8(r.Op), uint8(r.Mode), r.Flags, r.Gen, r.Slot, r.Peer, r.Tag, r.TagMask
+	c.Seg, c.Target, c.Off, c.Nbytes, c.TargetGen = r.Seg, r.Target, r.Off, r.NBytes, r.TargetGen
 	return append([]byte(nil), mem[:64]...)
 }

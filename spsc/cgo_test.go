@@ -6,61 +6,23 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"syscall"
 	"testing"
 
+	"github.com/casperii/casperii/internal/layoutgen"
 	"github.com/casperii/casperii/spsc/internal/cring"
 	"golang.org/x/sys/unix"
 )
 
-// goConstants are the Go values of the SPSC_* macros of spsc.h, by name.
-var goConstants = map[string]uint64{
-	"MAGIC":         Magic,
-	"VERSION":       Version,
-	"SLOT_SIZE":     SlotSize,
-	"MIN_CAPACITY":  MinCapacity,
-	"MAX_CAPACITY":  MaxCapacity,
-	"ALIGNMENT":     Alignment,
-	"HEADER_SIZE":   HeaderSize,
-	"OFF_MAGIC":     offMagic,
-	"OFF_VERSION":   offVersion,
-	"OFF_CAPACITY":  offCapacity,
-	"OFF_SLOT_SIZE": offSlotSize,
-	"OFF_TAIL":      offTail,
-	"OFF_HEAD":      offHead,
-	"OFF_RESERVED":  offReserved,
-	"OFF_SLOTS":     offSlots,
-}
-
-// TestCConstants checks every SPSC_* macro of spsc.h against Go.
-func TestCConstants(t *testing.T) {
-	want := goConstants
-	got := cring.Constants()
-	for name, w := range want {
-		if g, ok := got[name]; !ok || g != w {
-			t.Errorf("SPSC_%s = %d (defined %v), Go has %d", name, g, ok, w)
-		}
-	}
-	for name := range got {
-		if _, ok := want[name]; !ok {
-			t.Errorf("SPSC_%s is not checked against Go", name)
-		}
-	}
-	for _, c := range []uint32{2, 64, 4096, MaxCapacity} {
-		if g, w := cring.Size(c), Size(int(c)); g != w {
-			t.Errorf("SPSC_SIZE(%d) = %d, Size = %d", c, g, w)
-		}
-	}
-}
-
 // requireSameLayout stops a test that would run Go and C on one ring if
-// they disagree on the layout: each would wait forever for the other.
+// layout_gen.go is stale, so that Go and C disagree on the layout: each
+// would wait forever for the other (TestLayoutGenerated reports the
+// difference).
 func requireSameLayout(t *testing.T) {
 	t.Helper()
-	if !maps.Equal(cring.Constants(), goConstants) {
-		t.Fatal("spsc.h and Go disagree on the layout (see TestCConstants)")
+	if err := layoutgen.Check("layout_defs.go", "layout_gen.go"); err != nil {
+		t.Fatalf("spsc.h and Go disagree on the layout: %v", err)
 	}
 }
 

@@ -5,8 +5,9 @@
 //
 // # Layout
 //
-// The layout has one definition, shared with the C header spsc.h (a test
-// checks that both agree). All integers are little-endian and naturally
+// The layout has one definition, the C header spsc.h; the constants and
+// offsets used here are generated from it (layout_gen.go, by cmd/layoutgen;
+// TestLayoutGenerated fails when the file is stale). All integers are little-endian and naturally
 // aligned; the region starts on a 64-byte boundary.
 //
 //	offset  line  contents

@@ -2,10 +2,12 @@
  * spsc.h: the single-producer, single-consumer ring of uint64 values that an
  * application process uses to post cell indices to its ghost.
  *
- * One definition of the shared-memory layout, mirrored by the Go package
- * github.com/casperii/casperii/spsc (a test checks every constant and offset
- * against this file). Self-contained: C11, __atomic builtins, static inline
- * functions only, no globals.
+ * The one definition of the shared-memory layout: the Go package
+ * github.com/casperii/casperii/spsc takes every constant and offset from
+ * code generated from this file (layout_gen.go, by cmd/layoutgen from
+ * layout_defs.go; TestLayoutGenerated fails when it is stale).
+ * Self-contained: C11, __atomic builtins, static inline functions only, no
+ * globals.
  *
  * Layout (little-endian, naturally aligned, base 64-byte aligned):
  *   offset   0, line 0: uint32 magic, version, capacity, slot_size; zeros.

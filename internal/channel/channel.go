@@ -1,8 +1,9 @@
 // Package channel is the shared memory between a user process and its
 // ghost, as Go sees it: the user's channel (header, segment table,
 // submission ring, cells) and the ghost's control block. channel.h is the
-// one definition of the layout; the structs here mirror it and a test
-// checks every offset against the C compiler.
+// one definition of the layout: the constants and structs here are
+// generated from it (layout_gen.go, by cmd/layoutgen from layout_defs.go),
+// and TestLayoutGenerated fails while that file is stale.
 //
 // The user creates its channel; the ghost attaches to it and, because the
 // user may be broken or hostile, validates the header and geometry before
@@ -18,72 +19,13 @@ import (
 	"github.com/casperii/casperii/spsc"
 )
 
-// Layout constants, as in channel.h.
-const (
-	ChanMagic    = 0x43535043 // "CSPC"
-	GhostMagic   = 0x43535047 // "CSPG"
-	Version      = 4
-	MaxSegments  = 256
-	SegTableOff  = 4096
-	HeaderBytes  = SegTableOff + MaxSegments*16 // the ring starts here
-	UserRunning  = 1
-	UserFinished = 2
-	GhostRunning = 1
-	GhostExited  = 2
-	// WaitAny in WaitCell: any completion wakes the sleeping user; in
-	// WaitAlso: no second cell.
-	WaitAny = 0xffffffff
-	// WaitGive in WaitCell: the user sleeps only to leave its core to the
-	// ghost; any completion wakes it, and so does the ghost once a round
-	// of its loop finds nothing to do.
-	WaitGive = 0xfffffffe
+//go:generate go run ../../cmd/layoutgen layout_defs.go layout_gen.go
 
-	// MinCells and MaxCells bound a channel's cell count.
+// MinCells and MaxCells bound a channel's cell count.
+const (
 	MinCells = 16
 	MaxCells = 1 << 16
 )
-
-// ChanHdr mirrors struct csp_chan_hdr.
-type ChanHdr struct {
-	Magic, Version  uint32
-	Ncells, RingCap uint32
-	RingOff         uint64
-	CellsOff        uint64
-	Size            uint64
-	UserWrank       int32
-	UserPid         int32
-	_               [4]uint32
-	UserState       uint32 // written by the user
-	UserSleeping    uint32 // written by the user
-	WaitCell        uint32 // written by the user: the cell it sleeps for, or WaitAny
-	WaitAlso        uint32 // written by the user: a cell that must be done too, or WaitAny
-	GiveSeq         uint32 // written by the user: bumped before each sleep with WaitCell WaitGive
-	_               [11]uint32
-	Wake            uint32 // written by the ghost
-	_               [15]uint32
-}
-
-// GhostHdr mirrors struct csp_ghost_hdr.
-type GhostHdr struct {
-	Magic, Version uint32
-	GhostWrank     int32
-	GhostPid       int32
-	Membarrier     uint32 // 1: the ghost issues a global membarrier before parking (see Park)
-	_              [11]uint32
-	Doorbell       uint32 // written by users
-	_              [15]uint32
-	Parked         uint32 // written by the ghost
-	State          uint32 // written by the ghost
-	Busy           uint32 // written by the ghost: operations outstanding in MPI (users lend their core while nonzero)
-	_              [13]uint32
-}
-
-// SegEntry mirrors struct csp_seg_entry.
-type SegEntry struct {
-	Size uint64
-	Fd   int32
-	Gen  uint32
-}
 
 // geometry computes where the ring and cells of a channel of n cells go.
 func geometry(n int) (ringCap int, ringOff, cellsOff, size uint64) {

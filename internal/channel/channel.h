@@ -11,6 +11,10 @@
  * A ghost's control segment is one memfd segment created by the ghost,
  * mapped by each of its users: struct csp_ghost_hdr.
  *
+ * This header is the one definition of both layouts: the Go package
+ * internal/channel is generated from it (layout_gen.go, by cmd/layoutgen
+ * from layout_defs.go; TestLayoutGenerated fails when it is stale).
+ *
  * Writers: every field is written by exactly one side, named in its comment.
  * The ghost validates everything it reads here (see internal/ghost).
  */
@@ -103,5 +107,113 @@ struct csp_ghost_hdr {
 _Static_assert(sizeof(struct csp_seg_entry) == 16, "segment entry is 16 bytes");
 _Static_assert(sizeof(struct csp_chan_hdr) == 192, "channel header is three lines");
 _Static_assert(sizeof(struct csp_ghost_hdr) == 192, "ghost header is three lines");
+
+/*
+ * The handshakes across the two sides. Each is a named pair: the C half
+ * below (the user's side: user processes are C), the Go half in channel.go
+ * (the ghost's side), with the invariant stated here once. Only these
+ * helpers touch the words involved; futex calls stay with the callers.
+ */
+
+/*
+ * Doorbell / park (struct csp_ghost_hdr: parked, doorbell).
+ * Invariant: a cell published while the ghost parks is never left unseen.
+ * The ghost stores parked = 1 and then takes a last look at the rings
+ * before it sleeps on doorbell (Go: GhostHdr.Park, then GhostHdr.Unpark
+ * when it is up again); a user stores its ring's tail and then loads parked
+ * (csp_ghost_unpark). A full barrier sits between the store and the load
+ * on each side, so at least one of them sees the other's store. When the
+ * ghost issues a global membarrier instead (membarrier == 1), that barrier
+ * orders both sides and the user needs only a compiler barrier. The first
+ * user to see parked takes it down and rings; later posts, until the ghost
+ * parks again, see it down and make no system call.
+ */
+
+/* csp_ghost_unpark is the user's half, called after publishing on its
+ * ring. It returns 1 if the caller took the parked flag down and bumped
+ * doorbell: it must then wake the futex on g->doorbell. fence_free: the
+ * ghost's header says membarrier == 1. */
+static inline int csp_ghost_unpark(struct csp_ghost_hdr *g, int fence_free)
+{
+    uint32_t one = 1;
+    if (fence_free)
+        __asm__ __volatile__("" ::: "memory");
+    else
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&g->parked, __ATOMIC_RELAXED) &&
+        __atomic_compare_exchange_n(&g->parked, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&g->doorbell, 1, __ATOMIC_SEQ_CST);
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Wake word (struct csp_chan_hdr: wait_cell, wait_also, give_seq,
+ * user_sleeping, wake).
+ * Invariant: a user asleep on wake is woken once what it waits for has
+ * happened. The user stores what it waits for, then user_sleeping = 1,
+ * then loads wake, all sequentially consistent (csp_user_sleep_begin or
+ * csp_user_lend_begin); it re-checks its condition and sleeps only while
+ * wake still holds the value it loaded, and clears user_sleeping when it
+ * is up (csp_user_sleep_end). The ghost completes cells (postcell.h), then
+ * loads user_sleeping and what the user waits for (Go: ChanHdr.Sleeping,
+ * WaitsFor, Lending) and, to wake it, bumps wake and wakes the futex
+ * (ChanHdr.WakeUser). Either the user's re-check sees the completion or
+ * the ghost sees user_sleeping and its bump changes wake under the sleep.
+ * A lend (wait_cell CSP_WAIT_GIVE) is answered once per give_seq.
+ */
+
+/* csp_user_sleep_begin announces that the user is about to sleep until
+ * cell (and also, if not CSP_WAIT_ANY) is done, and returns the wake count
+ * to sleep on after the re-check. */
+static inline uint32_t csp_user_sleep_begin(struct csp_chan_hdr *h, uint32_t cell, uint32_t also)
+{
+    __atomic_store_n(&h->wait_cell, cell, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->wait_also, also, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->user_sleeping, 1, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&h->wake, __ATOMIC_SEQ_CST);
+}
+
+/* csp_user_lend_begin announces a sleep that only lends the core to the
+ * ghost (a new give_seq, wait_cell CSP_WAIT_GIVE) and returns the wake
+ * count to sleep on. */
+static inline uint32_t csp_user_lend_begin(struct csp_chan_hdr *h)
+{
+    __atomic_store_n(&h->give_seq, h->give_seq + 1, __ATOMIC_RELAXED);
+    return csp_user_sleep_begin(h, CSP_WAIT_GIVE, CSP_WAIT_ANY);
+}
+
+/* csp_user_sleep_end: the user is up again. */
+static inline void csp_user_sleep_end(struct csp_chan_hdr *h)
+{
+    __atomic_store_n(&h->user_sleeping, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * Segment table (struct csp_seg_entry).
+ * Invariant: gen changes after every change of an entry, so the ghost,
+ * which remembers the gen of each mapping it made, maps an entry again
+ * after any change. The user stores fd and size and then gen + 1 with
+ * release semantics (csp_seg_publish, csp_seg_clear); the ghost loads gen
+ * with acquire semantics and then size and fd (Go: SegEntry.Load), so it
+ * sees at least the stores made before that gen.
+ */
+
+/* csp_seg_publish points entry e at a segment of size bytes held as fd. */
+static inline void csp_seg_publish(struct csp_seg_entry *e, int32_t fd, uint64_t size)
+{
+    __atomic_store_n(&e->fd, fd, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->size, size, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
+}
+
+/* csp_seg_clear marks entry e unused. */
+static inline void csp_seg_clear(struct csp_seg_entry *e)
+{
+    __atomic_store_n(&e->size, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->fd, -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
+}
 
 #endif /* CASPERII_CHANNEL_H */

@@ -1,37 +1,11 @@
 package channel
 
 import (
-	"reflect"
-	"strings"
 	"testing"
-	"unsafe"
 
-	"github.com/casperii/casperii/internal/channel/internal/cchan"
 	"github.com/casperii/casperii/internal/shm"
 	"github.com/stretchr/testify/require"
 )
-
-func TestLayoutMatchesC(t *testing.T) {
-	sizes := cchan.Sizes()
-	require.Equal(t, sizes[0], unsafe.Sizeof(ChanHdr{}))
-	require.Equal(t, sizes[1], unsafe.Sizeof(GhostHdr{}))
-	require.Equal(t, sizes[2], unsafe.Sizeof(SegEntry{}))
-	types := map[string]reflect.Type{
-		"csp_chan_hdr": reflect.TypeOf(ChanHdr{}), "csp_ghost_hdr": reflect.TypeOf(GhostHdr{}), "csp_seg_entry": reflect.TypeOf(SegEntry{}),
-	}
-	for name, off := range cchan.Offsets() {
-		st, field, _ := strings.Cut(name, ".")
-		goName := ""
-		for _, part := range strings.Split(field, "_") {
-			goName += strings.ToUpper(part[:1]) + part[1:]
-		}
-		f, ok := types[st].FieldByName(goName)
-		require.True(t, ok, "%s: Go field %s missing", name, goName)
-		require.Equal(t, off, f.Offset, "offset of %s", name)
-	}
-	require.Equal(t, []int64{ChanMagic, GhostMagic, Version, MaxSegments, SegTableOff, HeaderBytes,
-		UserRunning, UserFinished, GhostRunning, GhostExited, WaitAny, WaitGive}, cchan.Constants())
-}
 
 func TestCreateAttach(t *testing.T) {
 	u, err := CreateUser(64, 3)

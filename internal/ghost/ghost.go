@@ -234,21 +234,21 @@ func (g *Ghost) progress() {
 	}
 }
 
-// park sleeps on the doorbell. The parked flag is set before the last look
-// at the rings, so a user publishing after that look sees it and rings.
-// Store parked, full barrier, load the rings here; store the ring's tail,
-// full barrier, load parked on the user's side. When the header says
+// park sleeps on the doorbell: the ghost's half of the park handshake
+// (channel.h states it; GhostHdr.Park here, csp_ghost_unpark on the user's
+// side). The parked flag is set before the last look at the rings, so a
+// user publishing after that look sees it and rings. When the header says
 // Membarrier, the user's barrier is only a compiler barrier and this side
 // pays for both with a global membarrier (0.5 us, once per park, against
 // a fence on every post).
 func (g *Ghost) park(timeout time.Duration) {
 	seq := g.bell.Seq()
-	atomic.StoreUint32(&g.hdr.Parked, 1)
+	g.hdr.Park() // release the flag before the last look at the rings
 	if g.hdr.Membarrier == 1 {
 		if err := shm.GlobalBarrier(); err != nil {
 			// Worked at start: the system changed under us. Users
 			// skip their fence, so never sleep without it.
-			atomic.StoreUint32(&g.hdr.Parked, 0)
+			g.hdr.Unpark()
 			yieldCPU()
 			return
 		}
@@ -259,14 +259,14 @@ func (g *Ghost) park(timeout time.Duration) {
 		// Nobody rang (the flag is still up, the bell unchanged) yet a
 		// ring holds cells: published without a ring, unless its poster
 		// is right between publishing and its look at the flag.
-		if atomic.LoadUint32(&g.hdr.Parked) == 1 && g.bell.Seq() == seq && g.queued() {
+		if g.hdr.StillParked() && g.bell.Seq() == seq && g.queued() {
 			g.Stats.Unrung++
 		}
 		if timeout > time.Millisecond {
 			g.checkUsers()
 		}
 	}
-	atomic.StoreUint32(&g.hdr.Parked, 0)
+	g.hdr.Unpark() // up again: posts need no ring
 }
 
 // queued reports whether any live user's ring holds cells.
@@ -307,12 +307,14 @@ func (g *Ghost) wakeUsers() {
 			continue
 		}
 		u.completed = false
-		if atomic.LoadUint32(&u.ch.Hdr.UserSleeping) != 0 && u.waitOver() {
-			if atomic.LoadUint32(&u.ch.Hdr.WaitCell) == channel.WaitGive {
-				u.gaveBack = atomic.LoadUint32(&u.ch.Hdr.GiveSeq) // answered (give.go)
+		// The wake handshake (channel.h): the cells are complete; load
+		// what the user sleeps for, then bump its wake word.
+		h := u.ch.Hdr
+		if h.Sleeping() && u.waitOver() {
+			if seq, lending := h.Lending(); lending {
+				u.gaveBack = seq // answered (give.go)
 			}
-			atomic.AddUint32(&u.ch.Hdr.Wake, 1)
-			if shm.Wake(&u.ch.Hdr.Wake, 1<<30) > 0 {
+			if h.WakeUser() > 0 {
 				woke = true
 			}
 			g.Stats.Wakes++

@@ -1,11 +1,6 @@
 package ghost
 
-import (
-	"sync/atomic"
-
-	"github.com/casperii/casperii/internal/channel"
-	"github.com/casperii/casperii/internal/shm"
-)
+import "sync/atomic"
 
 // Lending the core. Where a ghost shares its core with its users it runs
 // at the lowest priority (internal/core/priority.go): it gets the core
@@ -18,12 +13,13 @@ import (
 // then runs, and hands the core back as soon as a round of its loop finds
 // nothing to do, or at the first completion (wakeUsers).
 //
-// The handshake, user side: store GiveSeq+1, WaitCell = WaitGive,
+// The handshake is the wake handshake of channel.h. User side
+// (csp_user_lend_begin): store GiveSeq+1, WaitCell = WaitGive,
 // UserSleeping = 1 (sequentially consistent), load Wake, then sleep while
-// Wake is unchanged. Ghost side: load UserSleeping, WaitCell and GiveSeq;
-// if the user sleeps lending its core and this GiveSeq was not answered
-// yet, bump Wake and wake it. Each lending is answered once, so a user
-// that has been woken but not yet scheduled costs no further system call.
+// Wake is unchanged. Ghost side (ChanHdr.Sleeping, Lending, WakeUser): if
+// the user sleeps lending its core and this GiveSeq was not answered yet,
+// bump Wake and wake it. Each lending is answered once, so a user that has
+// been woken but not yet scheduled costs no further system call.
 
 // giveBack wakes the users that lent the ghost their core: the round that
 // called it found nothing to do.
@@ -33,16 +29,15 @@ func (g *Ghost) giveBack() {
 			continue
 		}
 		h := u.ch.Hdr
-		if atomic.LoadUint32(&h.UserSleeping) == 0 || atomic.LoadUint32(&h.WaitCell) != channel.WaitGive {
+		if !h.Sleeping() {
 			continue
 		}
-		seq := atomic.LoadUint32(&h.GiveSeq)
-		if seq == u.gaveBack {
+		seq, lending := h.Lending()
+		if !lending || seq == u.gaveBack {
 			continue
 		}
 		u.gaveBack = seq
-		atomic.AddUint32(&h.Wake, 1)
-		shm.Wake(&h.Wake, 1<<30)
+		h.WakeUser()
 		g.Stats.GiveBacks++
 	}
 }

@@ -3,7 +3,6 @@ package ghost
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/casperii/casperii/internal/channel"
@@ -65,8 +64,7 @@ func (u *user) segmentSize(s uint32) (uint64, bool) {
 	if s >= channel.MaxSegments {
 		return 0, false
 	}
-	e := &u.ch.Segs[s]
-	gen := atomic.LoadUint32(&e.Gen)
+	gen, size, fd := u.ch.Segs[s].Load() // the segment table handshake (channel.h)
 	m := &u.segs[s]
 	if m.seg != nil && m.gen == gen {
 		return m.size, true
@@ -75,8 +73,6 @@ func (u *user) segmentSize(s uint32) (uint64, bool) {
 		m.seg.Close()
 		*m = mapping{}
 	}
-	size := atomic.LoadUint64(&e.Size)
-	fd := atomic.LoadInt32(&e.Fd)
 	if size == 0 || size > maxSegmentBytes || fd < 0 {
 		return 0, false
 	}
@@ -103,7 +99,8 @@ func (u *user) addr(s uint32, off uint64) unsafe.Pointer {
 // halves of an exchange are done, not one per half). (An out-of-range
 // cell is the user's mistake; waking it costs nothing.)
 func (u *user) waitOver() bool {
-	return u.cellOver(atomic.LoadUint32(&u.ch.Hdr.WaitCell)) && u.cellOver(atomic.LoadUint32(&u.ch.Hdr.WaitAlso))
+	cell, also := u.ch.Hdr.WaitsFor()
+	return u.cellOver(cell) && u.cellOver(also)
 }
 
 func (u *user) cellOver(t uint32) bool {

@@ -21,18 +21,12 @@ static uint32_t class_of(size_t n)
 static void publish(struct csp_heap *h, uint32_t i)
 {
     struct csp_heap_seg *s = &h->seg[i];
-    struct csp_seg_entry *e = &h->table[i];
-    __atomic_store_n(&e->fd, s->fd, __ATOMIC_RELAXED);
-    __atomic_store_n(&e->size, s->size, __ATOMIC_RELAXED);
-    __atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
+    csp_seg_publish(&h->table[i], s->fd, s->size); /* release: the segment table handshake (channel.h) */
 }
 
 static void unpublish(struct csp_heap *h, uint32_t i)
 {
-    struct csp_seg_entry *e = &h->table[i];
-    __atomic_store_n(&e->size, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&e->fd, -1, __ATOMIC_RELAXED);
-    __atomic_store_n(&e->gen, e->gen + 1, __ATOMIC_RELEASE);
+    csp_seg_clear(&h->table[i]); /* release: the segment table handshake (channel.h) */
     if (h->on_remove)
         h->on_remove(h->on_remove_arg, i);
 }

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"syscall"
 	"unsafe"
+
+	"github.com/casperii/casperii/internal/channel"
 )
 
 // Heap is a handle on a C struct csp_heap.
@@ -22,12 +24,9 @@ type Heap struct {
 	h *C.struct_csp_heap
 }
 
-// Entry mirrors struct csp_seg_entry, one row of the shared segment table.
-type Entry struct {
-	Size uint64
-	Fd   int32
-	Gen  uint32
-}
+// Entry is one row of the shared segment table, struct csp_seg_entry, as
+// generated from channel.h.
+type Entry = channel.SegEntry
 
 // MaxSegments is the number of rows in a segment table.
 const MaxSegments = C.CSP_MAX_SEGS

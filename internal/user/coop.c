@@ -68,19 +68,14 @@ int csp_coop_owed(void)
 }
 
 /* lend sleeps so the ghost gets the core, until it hands it back (a round
- * with nothing to do, or a completion) or LEND_TIMEOUT_US pass. The
- * handshake is give.go's: bump give_seq, wait_cell = CSP_WAIT_GIVE,
- * user_sleeping = 1 (sequentially consistent), read wake, re-check, sleep
- * while wake is unchanged. */
+ * with nothing to do, or a completion) or LEND_TIMEOUT_US pass: the wake
+ * handshake of channel.h (csp_user_lend_begin; the ghost's half is in
+ * give.go), re-check, sleep while wake is unchanged. */
 static void lend(void)
 {
     struct csp_chan_hdr *h = csp_u.chan;
     CSP_LOCK();
-    __atomic_store_n(&h->give_seq, h->give_seq + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->wait_cell, CSP_WAIT_GIVE, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->wait_also, CSP_WAIT_ANY, __ATOMIC_RELAXED);
-    __atomic_store_n(&h->user_sleeping, 1, __ATOMIC_SEQ_CST);
-    uint32_t seq = __atomic_load_n(&h->wake, __ATOMIC_SEQ_CST);
+    uint32_t seq = csp_user_lend_begin(h);
     int owed = owed_locked();
     if (owed) {
         csp_u.n_lends++;
@@ -93,7 +88,7 @@ static void lend(void)
         if (t0)
             __atomic_fetch_add(&csp_u.prof_sleep_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
     }
-    __atomic_store_n(&h->user_sleeping, 0, __ATOMIC_RELAXED);
+    csp_user_sleep_end(h);
 }
 
 /* The calls below wait the way PMPI's blocking call would (block), but

@@ -58,26 +58,14 @@ static void futex_wake(uint32_t *addr)
     syscall(SYS_futex, addr, 1 /* FUTEX_WAKE */, INT_MAX, NULL, NULL, 0);
 }
 
-/* Ring the ghost's doorbell if it said it sleeps. A full fence orders
- * our ring publication before the read of `parked` (the ghost does the
- * mirror image: parked = 1, fence, read the rings). When the ghost issues
- * a global membarrier instead of its fence (fence_free), that barrier
- * also orders our side, and a compiler barrier is enough here. The first
- * poster to see the flag takes it down and rings; posts until the ghost is
- * up again see it down and make no system call. */
+/* Ring the ghost's doorbell if it said it sleeps: the user's half of the
+ * park handshake (csp_ghost_unpark, channel.h), after a ring publication.
+ * The first poster to see the flag takes it down and rings; posts until
+ * the ghost is up again see it down and make no system call. */
 static inline void doorbell(void)
 {
-    if (csp_u.fence_free)
-        __asm__ __volatile__("" ::: "memory");
-    else
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    uint32_t one = 1;
-    if (__atomic_load_n(&csp_u.ghost->parked, __ATOMIC_RELAXED) &&
-        __atomic_compare_exchange_n(&csp_u.ghost->parked, &one, 0, 0, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&csp_u.ghost->doorbell, 1, __ATOMIC_SEQ_CST);
+    if (csp_ghost_unpark(csp_u.ghost, csp_u.fence_free))
         futex_wake(&csp_u.ghost->doorbell);
-    }
 }
 
 /* csp_ring_doorbell rings the ghost if it is parked (coop.c: a lend). */
@@ -538,10 +526,9 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
     }
     if (!ghost_alive()) /* it may have finished our operation, then exited */
         return ready(arg) ? 1 : -1;
-    __atomic_store_n(&csp_u.chan->wait_cell, wait_target(b), __ATOMIC_RELAXED);
-    __atomic_store_n(&csp_u.chan->wait_also, wait_also(b), __ATOMIC_RELAXED);
-    __atomic_store_n(&csp_u.chan->user_sleeping, 1, __ATOMIC_SEQ_CST);
-    uint32_t seq = __atomic_load_n(&csp_u.chan->wake, __ATOMIC_SEQ_CST);
+    /* The wake handshake (channel.h): announce, re-check, sleep while wake
+     * is unchanged. */
+    uint32_t seq = csp_user_sleep_begin(csp_u.chan, wait_target(b), wait_also(b));
     int now = ready(arg);
     if (!now) {
         csp_u.n_sleeps++;
@@ -559,7 +546,7 @@ static int backoff(struct backoff *b, int (*ready)(void *), void *arg)
         if (t0)
             csp_u.prof_sleep_ns += csp_now_ns() - t0;
     }
-    __atomic_store_n(&csp_u.chan->user_sleeping, 0, __ATOMIC_RELAXED);
+    csp_user_sleep_end(csp_u.chan);
     return now;
 }
 

@@ -22,14 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The ghost's doorbell, as engine.c rings it (its copy is static). */
+/* The ghost's doorbell, the user's half of the park handshake as engine.c
+ * rings it (csp_ghost_unpark, channel.h), always with a full fence. */
 static void hook_doorbell(void)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&csp_u.ghost->parked, __ATOMIC_RELAXED)) {
-        __atomic_add_fetch(&csp_u.ghost->doorbell, 1, __ATOMIC_SEQ_CST);
+    if (csp_ghost_unpark(csp_u.ghost, 0))
         syscall(SYS_futex, &csp_u.ghost->doorbell, 1 /* FUTEX_WAKE */, INT_MAX, NULL, NULL, 0);
-    }
 }
 
 /*

@@ -1,6 +1,7 @@
 // Package cring runs the C implementation in spsc.h from Go, so that tests
-// of package spsc can check that Go and C agree on the layout and interoperate
-// on one ring. It exists because _test.go files cannot use cgo.
+// of package spsc can check that a C producer or consumer and a Go one
+// interoperate on one ring, and that both refuse the same broken headers.
+// It exists because _test.go files cannot use cgo.
 //
 // The memory handed to Start* and NewConsumer must not be Go-allocated (use
 // an mmap'd region): C keeps pointers into it after the call returns.
@@ -116,8 +117,6 @@ static int cring_consumer_new(struct spsc_consumer **out, void *mem, size_t len)
 	spsc_consumer_init(*out, &r);
 	return 0;
 }
-
-static size_t cring_size(uint32_t cap) { return SPSC_SIZE(cap); }
 */
 import "C"
 
@@ -126,30 +125,6 @@ import (
 	"syscall"
 	"unsafe"
 )
-
-// Constants returns the SPSC_* macros of spsc.h by name, without the prefix.
-func Constants() map[string]uint64 {
-	return map[string]uint64{
-		"MAGIC":         C.SPSC_MAGIC,
-		"VERSION":       C.SPSC_VERSION,
-		"SLOT_SIZE":     C.SPSC_SLOT_SIZE,
-		"MIN_CAPACITY":  C.SPSC_MIN_CAPACITY,
-		"MAX_CAPACITY":  C.SPSC_MAX_CAPACITY,
-		"ALIGNMENT":     C.SPSC_ALIGNMENT,
-		"HEADER_SIZE":   C.SPSC_HEADER_SIZE,
-		"OFF_MAGIC":     C.SPSC_OFF_MAGIC,
-		"OFF_VERSION":   C.SPSC_OFF_VERSION,
-		"OFF_CAPACITY":  C.SPSC_OFF_CAPACITY,
-		"OFF_SLOT_SIZE": C.SPSC_OFF_SLOT_SIZE,
-		"OFF_TAIL":      C.SPSC_OFF_TAIL,
-		"OFF_HEAD":      C.SPSC_OFF_HEAD,
-		"OFF_RESERVED":  C.SPSC_OFF_RESERVED,
-		"OFF_SLOTS":     C.SPSC_OFF_SLOTS,
-	}
-}
-
-// Size returns SPSC_SIZE(capacity).
-func Size(capacity uint32) int { return int(C.cring_size(C.uint32_t(capacity))) }
 
 func ptr(mem []byte) unsafe.Pointer {
 	if len(mem) == 0 {
