@@ -2,6 +2,7 @@ package test
 
 import (
 	"regexp"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -10,28 +11,42 @@ import (
 
 // TestFinalizeLending: on a host where each ghost shares its user's core
 // at a lowered priority, a user lends its core to the ghost while MPICH
-// finalizes (internal/user/finlend.c), timed by a real-time signal nobody
+// finalizes (internal/user/lendtimer.c), timed by a real-time signal nobody
 // handles; the program's own handler and every disposition are as before
 // once MPI_Finalize returns, and nothing fires afterwards
 // (test/cprogs/ip_finalize.c). With the ghost at the users' priority
-// nothing is borrowed.
+// nothing is borrowed at MPI_Finalize. Every process of a host running
+// more processes than it has CPUs also lends its core while MPI and the
+// runtime initialize, and the same checks cover that timer.
 func TestFinalizeLending(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_finalize")
 	lent := regexp.MustCompile(`MPI_Finalize: lent the core to the ghost (\d+) times \(timer signal (\d+)\)`)
+	initLent := regexp.MustCompile(`rank (\d+): MPI_Init: lent the core (\d+) times \(timer signal (\d+)\)`)
+	oversubscribed := runtime.NumCPU() < l.N
 	for _, c := range []struct {
 		name string
 		env  []string
 		lend bool
 	}{{"nice19", nil, true}, {"nice0", []string{"CSP_GHOST_NICE=0"}, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Env: append([]string{"CSP_VERBOSE=1"}, c.env...)})
+			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Env: append([]string{"CSP_VERBOSE=2"}, c.env...)})
 			rs := relResults(t, res)
 			require.Len(t, Select(rs, "test=signals"), l.Users(), res.Output())
 			own := Select(rs, "test=own_handler")
 			require.Len(t, own, l.Users(), res.Output())
 			ownSig, ok := own[0].Int("sig")
 			require.True(t, ok, own[0].Line())
+			im := initLent.FindAllStringSubmatch(res.Stderr, -1)
+			if oversubscribed {
+				require.Len(t, im, l.N, "every process lent its core at MPI_Init:\n%s", res.Stderr)
+				for _, x := range im {
+					sig, _ := strconv.Atoi(x[3])
+					require.NotEqual(t, int(ownSig), sig, "the program's own signal is not borrowed: %s", x[0])
+				}
+			} else {
+				require.Empty(t, im, "no lending at MPI_Init with a CPU per process:\n%s", res.Stderr)
+			}
 			m := lent.FindAllStringSubmatch(res.Stderr, -1)
 			if !c.lend {
 				require.Empty(t, m, "no lending with the ghost at the users' priority:\n%s", res.Stderr)

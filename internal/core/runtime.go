@@ -131,6 +131,7 @@ func Init(required int) (int, error) {
 	}
 	r := &runtime{cfg: cfg, provided: provided, comms: map[int32]*commState{}}
 	rt = r
+	defer r.stopInitLending()
 	if r.wrank, err = mpi.CommWorld.Rank(); err != nil {
 		return provided, err
 	}
@@ -166,12 +167,22 @@ func Init(required int) (int, error) {
 		return provided, err
 	}
 	if r.role == RoleGhost {
+		r.stopInitLending()
 		r.runGhost() // does not return
 	}
 	if err := r.startUser(); err != nil {
 		return provided, err
 	}
 	return provided, nil
+}
+
+// stopInitLending ends the lending of the core that the interposer's
+// MPI_Init started on an oversubscribed host, and says how often the
+// process lent it (CSP_VERBOSE=2).
+func (r *runtime) stopInitLending() {
+	if sig, lends := user.StopInitLending(); sig != 0 {
+		r.verbosef(2, "rank %d: MPI_Init: lent the core %d times (timer signal %d)", r.wrank, lends, sig)
+	}
 }
 
 // agree makes an error found on some processes fail Init on all of them:

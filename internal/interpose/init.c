@@ -19,7 +19,15 @@ CSP_IP_HIDDEN int csp_ip_nwins;
 static int init(int required, int *provided)
 {
     int prov = MPI_THREAD_SINGLE, world = (int)MPI_COMM_WORLD, user = 0, ub = 0;
+    /* Until the runtime is up, every process of an oversubscribed host
+     * spins in MPICH beside others that need its core: lend it on a
+     * timer (internal/user/lendtimer.c). The runtime stops the timer and
+     * reports it; stopping again here covers its early returns. */
+    if (csp_init_oversubscribed())
+        csp_lend_timer_start();
     int rc = csp_go_init(required, &prov, &world, &user, &ub);
+    int sig, lends;
+    csp_lend_timer_stop(&sig, &lends);
     if (rc == CSP_IP_INIT_FAILED) {
         /* Every process gets the InitError (the runtime agrees on it); the
          * rank that found the problem printed the one-line reason. Hydra

@@ -257,9 +257,19 @@ func Finish() error {
 	return nil
 }
 
+// StopInitLending stops the timer that lends this process's core while
+// MPI and the runtime initialize on an oversubscribed host (lendtimer.c,
+// started by the interposer's MPI_Init). It returns the real-time signal
+// that timed it (0: none) and how many times the process lent its core.
+func StopInitLending() (sig, lends int) {
+	var s, n C.int
+	C.csp_lend_timer_stop(&s, &n)
+	return int(s), int(n)
+}
+
 // FinalizeMPI calls MPI_Finalize after Finish. Where the ghost shares this
 // process's core at a lowered priority, the process lends the core to it
-// while MPICH finalizes (finlend.c): MPICH's last barrier spins, and the
+// while MPICH finalizes (lendtimer.c): MPICH's last barrier spins, and the
 // ghost must reach it. It returns the real-time signal that timed the
 // lending (0: none) and how many times the process lent its core.
 func FinalizeMPI() (sig, lends int, err error) {

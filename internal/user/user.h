@@ -400,8 +400,16 @@ int csp_coop_owed(void);
 /* A Test-family call found an offloaded request not done: an application
  * polling in a loop lends the core now and then. */
 void csp_coop_test_miss(void);
-/* PMPI_Finalize, lending the core to a ghost that shares it (finlend.c):
- * *sig is the signal that timed the lending (0: none), *lends how often. */
+/* ---- lending the core on a timer while MPICH spins (lendtimer.c) ---- */
+/* Sleep half of every millisecond until stopped (this thread only). */
+void csp_lend_timer_start(void);
+/* Stop it: *sig is the signal that timed it (0: none ran), *lends how
+ * often this thread slept. */
+void csp_lend_timer_stop(int *sig, int *lends);
+/* Does the launcher say this host runs more processes than we may use
+ * CPUs (known before MPI_Init)? */
+int csp_init_oversubscribed(void);
+/* PMPI_Finalize, lending the core to a ghost that shares it. */
 int csp_finalize_lending(int *sig, int *lends);
 /* Recycle every finished cell and push held posts; one test when idle. */
 void csp_pump_slow(void);

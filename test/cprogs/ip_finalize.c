@@ -1,6 +1,6 @@
 /*
  * ip_finalize: MPI_Finalize leaves the process's signals as it found them
- * (internal/user/finlend.c lends the core to the ghost while MPICH
+ * (internal/user/lendtimer.c lends the core to the ghost while MPICH
  * finalizes, timed by a real-time signal it borrows).
  *
  * Before MPI_Init the program installs a handler of its own on SIGRTMAX
