@@ -12,8 +12,9 @@ import (
 // iteration of post, application time, wait (microseconds, one message
 // sent per iteration, the built-in calibration).
 func TestAutoEstimate(t *testing.T) {
-	shared, _ := newModel(Config{}, true)
-	own, _ := newModel(Config{}, false)
+	shared, _ := newModel(Config{}, true, false)
+	own, _ := newModel(Config{}, false, false)
+	crowded, _ := newModel(Config{}, true, true) // more users than cores
 	const mib = 1 << 20
 	for _, c := range []struct {
 		name  string
@@ -34,6 +35,8 @@ func TestAutoEstimate(t *testing.T) {
 		{"64 KiB, 24 us asleep: wake-ups eat the gain", shared, epoch{wallUS: 35, mpiUS: 10.5, cpuUS: 11, waits: 1}, false, 65536, -1},
 		{"1 MiB touched, compute on the CPU: a wait of 2.7 transfers is no stall", shared, epoch{wallUS: 580, mpiUS: 234, cpuUS: 580, waits: 1}, false, mib, -1},
 		{"halo of 64 KiB, compute on the CPU, waits of 200 transfers: a stall", shared, epoch{wallUS: 7800, mpiUS: 7500, cpuUS: 7800, waits: 1}, false, 4 * 65536, +1},
+		{"halo of 1 KiB, compute on the CPU, a core per user: a late peer", shared, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 4000, waits: 1}, false, 4 * 1024, -1},
+		{"halo of 1 KiB, compute on the CPU, more users than cores: a wait for the core", crowded, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 2000, queueUS: 2000, waits: 1}, false, 4 * 1024, +1},
 	} {
 		mem := -1.0
 		msgs := uint64(1)
@@ -70,16 +73,16 @@ func TestAutoEstimate(t *testing.T) {
 func TestAutoCalibrationFile(t *testing.T) {
 	dir := t.TempDir() + "/c.txt"
 	require.NoError(t, writeFile(dir, "# casperii calibration v1\n# size_bytes direct_us offload_us\nsize 8 1.00 11.00\nsize 1048576 100.00 150.00\n"))
-	m, err := newModel(Config{Calibration: dir}, true)
+	m, err := newModel(Config{Calibration: dir}, true, false)
 	require.NoError(t, err)
 	require.Equal(t, 20.0, m.wakeUS, "twice the smallest size's extra cost")
 	d, o := m.table.At(1 << 20)
 	require.Equal(t, [2]float64{100, 150}, [2]float64{d, o})
 
-	_, err = newModel(Config{Calibration: dir + ".missing"}, true)
+	_, err = newModel(Config{Calibration: dir + ".missing"}, true, false)
 	require.ErrorContains(t, err, "casperii calibrate")
 	require.NoError(t, writeFile(dir, "size eight 1 2\n"))
-	_, err = newModel(Config{Calibration: dir}, true)
+	_, err = newModel(Config{Calibration: dir}, true, false)
 	require.Error(t, err)
 	require.True(t, strings.HasPrefix(err.Error(), "CasperII: CSP_CALIBRATION="), err.Error())
 }

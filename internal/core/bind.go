@@ -271,6 +271,16 @@ func (r *runtime) hostCPUs() int {
 	return HostCPUs()
 }
 
+// hostUsers is the number of users on this host: its processes less the
+// ghosts of its (virtual) nodes.
+func (r *runtime) hostUsers() int {
+	lsize, err := r.node.Size()
+	if err != nil || lsize == 0 {
+		return r.hostSize
+	}
+	return r.hostSize - r.hostSize/lsize*r.cfg.NG
+}
+
 // place binds this process to its virtual node's share of the host's CPUs
 // when planBind says so. A failure only costs the placement: it is
 // reported, and the job goes on where the kernel puts it.

@@ -435,7 +435,8 @@ func (r *runtime) runGhost() {
 // startUser starts the fast path and plans COMM_USER_WORLD.
 func (r *runtime) startUser() error {
 	wait := waitPolicy(r.cfg, r.hostSize, r.hostCPUs())
-	m, err := newModel(r.cfg, oversubscribed(r.hostSize, r.hostCPUs()) != "")
+	m, err := newModel(r.cfg, oversubscribed(r.hostSize, r.hostCPUs()) != "",
+		oversubscribed(r.hostUsers(), r.hostCPUs()) != "")
 	if err != nil {
 		return err
 	}
