@@ -22,7 +22,8 @@ static int init(int required, int *provided)
     /* Until the runtime is up, every process of an oversubscribed host
      * spins in MPICH beside others that need its core: lend it on a
      * timer (internal/user/lendtimer.c). The runtime stops the timer and
-     * reports it; stopping again here covers its early returns. */
+     * reports it (a ghost before it starts serving); the stop here is for
+     * an initialization that failed before the runtime could. */
     if (csp_init_oversubscribed())
         csp_lend_timer_start();
     int rc = csp_go_init(required, &prov, &world, &user, &ub);
