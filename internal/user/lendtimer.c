@@ -70,14 +70,18 @@ static struct {
     struct sigaction old;
 } tm;
 
-/* A real-time signal whose disposition is the default (nobody uses it),
- * or 0. */
+/* A real-time signal whose disposition is the default and that this
+ * thread does not block (a program that takes a signal with sigwait
+ * blocks it and leaves the default), or 0. */
 static int free_rt_signal(void)
 {
+    sigset_t blocked;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &blocked) != 0)
+        return 0;
     for (int s = SIGRTMAX; s >= SIGRTMIN; s--) {
         struct sigaction cur;
-        if (sigaction(s, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-            cur.sa_handler == SIG_DFL)
+        if (!sigismember(&blocked, s) && sigaction(s, NULL, &cur) == 0 &&
+            !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
             return s;
     }
     return 0;

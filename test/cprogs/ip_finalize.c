@@ -12,10 +12,12 @@
  * their results, so that a stray timer signal would still arrive.
  *
  * Output: "result rank=<r> test=signals ok=<0|1> changed=<n>" and
- * "result rank=<r> test=own_handler ok=<0|1> sig=<SIGRTMAX>".
+ * "result rank=<r> test=own_handler ok=<0|1> sig=<SIGRTMAX> waited=<SIGRTMAX-1>"
+ * (ok: the program's handler ran and SIGRTMAX-1 is still blocked).
  */
 #define _GNU_SOURCE
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +41,12 @@ int main(int argc, char **argv)
     sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGRTMAX, &sa, NULL);
+    /* SIGRTMAX-1 stays at its default but blocked, as a program that
+     * takes it with sigwait leaves it: not free either. */
+    sigset_t waited;
+    sigemptyset(&waited);
+    sigaddset(&waited, SIGRTMAX - 1);
+    pthread_sigmask(SIG_BLOCK, &waited, NULL);
     for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
         sigaction(s, NULL, &before[s]);
 
@@ -70,6 +78,9 @@ int main(int argc, char **argv)
     }
     printf("result rank=%d test=signals ok=%d changed=%d\n", rank, changed == 0, changed);
     raise(SIGRTMAX);
-    printf("result rank=%d test=own_handler ok=%d sig=%d\n", rank, own == 1, SIGRTMAX);
+    sigset_t now_blocked;
+    pthread_sigmask(SIG_BLOCK, NULL, &now_blocked);
+    printf("result rank=%d test=own_handler ok=%d sig=%d waited=%d\n", rank,
+           own == 1 && sigismember(&now_blocked, SIGRTMAX - 1), SIGRTMAX, SIGRTMAX - 1);
     return 0;
 }
