@@ -519,6 +519,59 @@ static osub_use osub_use_avg(osub_use u)
     return r;
 }
 
+/* The measured phase of a size: after a barrier, iters iterations in
+ * rounds of osub_chunk, stopped early (identically on every user) once the
+ * slowest user has spent OSUB_OVERRUN budgets. Used as
+ *
+ *   osub_rounds r;
+ *   for (long n = osub_rounds_begin(&r, iters); n > 0; n = osub_rounds_next(&r, n))
+ *       run n iterations (r.done of them ran before);
+ *   iters = osub_rounds_end(&r, &use);
+ */
+typedef struct {
+    long iters, done, chunk;
+    double start;
+    osub_mark m;
+} osub_rounds;
+
+/* osub_rounds_next's round size once done iterations ran. */
+static long osub_rounds_size(const osub_rounds *r)
+{
+    return r->iters - r->done < r->chunk ? r->iters - r->done : r->chunk;
+}
+
+/* osub_rounds_begin starts the phase (collective) and returns the first
+ * round's iterations. */
+static long osub_rounds_begin(osub_rounds *r, long iters)
+{
+    OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    osub_mark_now(&r->m);
+    r->iters = iters;
+    r->done = 0;
+    r->chunk = osub_chunk(iters);
+    r->start = osub_now();
+    return osub_rounds_size(r);
+}
+
+/* osub_rounds_next counts the n iterations of the round just run and
+ * returns the next round's (0: the phase is over; collective while
+ * iterations remain). */
+static long osub_rounds_next(osub_rounds *r, long n)
+{
+    r->done += n;
+    if (r->done >= r->iters || osub_stop(r->start, OSUB_OVERRUN * O.budget_s))
+        return 0;
+    return osub_rounds_size(r);
+}
+
+/* osub_rounds_end returns the iterations run and, averaged over the users
+ * (collective), what they used. */
+static long osub_rounds_end(osub_rounds *r, osub_use *use)
+{
+    *use = osub_use_avg(osub_usage(&r->m, r->done));
+    return r->done;
+}
+
 static int osub_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -63,20 +63,11 @@ int main(int argc, char **argv)
         osub_halo(&nb, sb, rb, size, warm, O.halo_us, O.touch, &post, &comp, &wait, &tch, &total);
         long iters = osub_iters(total, warm);
         post = comp = wait = tch = total = 0;
-        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_mark m;
-        osub_mark_now(&m);
-        long chunk = osub_chunk(iters), done = 0;
-        double start = osub_now();
-        while (done < iters) {
-            long n = iters - done < chunk ? iters - done : chunk;
+        osub_rounds r;
+        osub_use use;
+        for (long n = osub_rounds_begin(&r, iters); n > 0; n = osub_rounds_next(&r, n))
             osub_halo(&nb, sb, rb, size, n, O.halo_us, O.touch, &post, &comp, &wait, &tch, &total);
-            done += n;
-            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
-                break;
-        }
-        iters = done;
-        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        iters = osub_rounds_end(&r, &use);
         double it = osub_avg(total / iters), itmax = osub_maxv(total / iters);
         double p = osub_avg(post / iters), c = osub_avg(comp / iters), w = osub_avg(wait / iters);
         double tc = osub_avg(tch / iters);

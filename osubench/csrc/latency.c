@@ -26,20 +26,11 @@ int main(int argc, char **argv)
         long iters = osub_xwarm(sbuf, rbuf, size, peer, 0);
         osub_xtimes t = {0};
         smp.n = 0;
-        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_mark m;
-        osub_mark_now(&m);
-        long chunk = osub_chunk(iters), done = 0;
-        double start = osub_now();
-        while (done < iters) {
-            long n = iters - done < chunk ? iters - done : chunk;
+        osub_rounds r;
+        osub_use use;
+        for (long n = osub_rounds_begin(&r, iters); n > 0; n = osub_rounds_next(&r, n))
             osub_xchg(sbuf, rbuf, size, peer, n, 0, O.touch, &t, &smp);
-            done += n;
-            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
-                break;
-        }
-        iters = done;
-        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        iters = osub_rounds_end(&r, &use);
         double post = osub_avg(t.post / iters) * 1e6, wait = osub_avg(t.wait / iters) * 1e6;
         double touch = osub_avg(t.touch / iters) * 1e6;
         double lat = osub_avg(t.total / iters) * 1e6, latmax = osub_maxv(t.total / iters) * 1e6;

@@ -157,20 +157,11 @@ int main(int argc, char **argv)
         rounds(size, warm, &t, NULL);
         long iters = osub_iters(osub_now() - w0, warm);
         memset(&t, 0, sizeof t);
-        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_mark m;
-        osub_mark_now(&m);
-        long chunk = osub_chunk(iters), done = 0;
-        double start = osub_now();
-        while (done < iters) {
-            long n = iters - done < chunk ? iters - done : chunk;
-            rounds(size, n, &t, samples + done);
-            done += n;
-            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
-                break;
-        }
-        iters = done;
-        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        osub_rounds r;
+        osub_use use;
+        for (long n = osub_rounds_begin(&r, iters); n > 0; n = osub_rounds_next(&r, n))
+            rounds(size, n, &t, samples + r.done);
+        iters = osub_rounds_end(&r, &use);
         double xn = (double)iters * (double)(O.exchanges > 0 ? O.exchanges : 1);
         double small = osub_avg(t.small / iters), large = osub_avg(t.large / iters);
         double rmax = osub_maxv((t.small + t.large) / iters);

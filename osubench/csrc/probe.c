@@ -175,20 +175,11 @@ int main(int argc, char **argv)
         run(size, warm, &t, NULL);
         long iters = osub_iters(osub_now() - w0, warm);
         memset(&t, 0, sizeof t);
-        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_mark m;
-        osub_mark_now(&m);
-        long chunk = osub_chunk(iters), done = 0;
-        double start = osub_now();
-        while (done < iters) {
-            long n = iters - done < chunk ? iters - done : chunk;
-            run(size, n, &t, samples + done);
-            done += n;
-            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
-                break;
-        }
-        iters = done;
-        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        osub_rounds r;
+        osub_use use;
+        for (long n = osub_rounds_begin(&r, iters); n > 0; n = osub_rounds_next(&r, n))
+            run(size, n, &t, samples + r.done);
+        iters = osub_rounds_end(&r, &use);
         /* Client means: the server contributes 0 to the sums. */
         double k = osub_nusers / nclients;
         double rtt = osub_avg(srv ? 0 : t.rtt / iters) * k;

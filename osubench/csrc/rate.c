@@ -46,22 +46,15 @@ int main(int argc, char **argv)
         osub_window(buf, ack, size, warm, sender, peer, req, O.touch, &post, &wait, &tch);
         long iters = osub_iters(osub_now() - w0, warm);
         post = wait = tch = 0;
-        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        osub_mark m;
-        osub_mark_now(&m);
-        long chunk = osub_chunk(iters), done = 0;
-        double t = 0, start = osub_now();
-        while (done < iters) {
-            long n = iters - done < chunk ? iters - done : chunk;
+        double t = 0;
+        osub_rounds r;
+        osub_use use;
+        for (long n = osub_rounds_begin(&r, iters); n > 0; n = osub_rounds_next(&r, n)) {
             double t0 = osub_now();
             osub_window(buf, ack, size, n, sender, peer, req, O.touch, &post, &wait, &tch);
             t += osub_now() - t0;
-            done += n;
-            if (done < iters && osub_stop(start, OSUB_OVERRUN * O.budget_s))
-                break;
         }
-        iters = done;
-        osub_use use = osub_use_avg(osub_usage(&m, iters));
+        iters = osub_rounds_end(&r, &use);
         double mine = sender ? (double)iters * O.window / t : 0, rate = 0;
         OSUB_CHECK(MPI_Allreduce(&mine, &rate, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         double sp = sender ? post / ((double)iters * O.window) : 0;
