@@ -131,6 +131,22 @@ func (r *runtime) reapZombies() {
 	r.zombies = kept
 }
 
+// agreeSlots proposes algorithm alg for comm's plan (herr: its hints were
+// invalid) with the slots this member has free, and returns the members'
+// proposals reduced (one Allreduce, MPI_BAND), which commexpand's Decide
+// takes. Collective over comm.
+func (r *runtime) agreeSlots(comm mpi.Comm, alg info.Algorithm, herr error) ([]uint64, error) {
+	r.mu.Lock()
+	r.reapZombies()
+	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
+	r.mu.Unlock()
+	out := make([]uint64, len(words))
+	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // expand plans a new comm: one Allreduce(BAND) over comm agrees on the
 // algorithm and the internal resources, then the fast path's entry is
 // installed.
@@ -166,12 +182,8 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 		return fmt.Errorf("CasperII: planning a communicator: %w", err)
 	}
 	alg := r.algorithm(h)
-	r.mu.Lock()
-	r.reapZombies()
-	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
-	r.mu.Unlock()
-	out := make([]uint64, len(words))
-	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
+	out, err := r.agreeSlots(comm, alg, herr)
+	if err != nil {
 		return err
 	}
 	r.mu.Lock()

@@ -92,12 +92,8 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 		return herr
 	}
 	alg := r.algorithm(h)
-	r.mu.Lock()
-	r.reapZombies()
-	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
-	r.mu.Unlock()
-	out := make([]uint64, len(words))
-	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
+	out, err := r.agreeSlots(comm, alg, herr)
+	if err != nil {
 		return err
 	}
 	if herr != nil { // an invalid hint changes nothing (the caller reports it)
