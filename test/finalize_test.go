@@ -19,6 +19,7 @@ import (
 // nothing is borrowed at MPI_Finalize. Every process of a host running
 // more processes than it has CPUs also lends its core while MPI and the
 // runtime initialize, and the same checks cover that timer.
+// CSP_LEND_TIMER=off borrows no signal at all.
 func TestFinalizeLending(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_finalize")
@@ -26,10 +27,12 @@ func TestFinalizeLending(t *testing.T) {
 	initLent := regexp.MustCompile(`rank (\d+): MPI_Init: lent the core (\d+) times \(timer signal (\d+)\)`)
 	oversubscribed := runtime.NumCPU() < l.N
 	for _, c := range []struct {
-		name string
-		env  []string
-		lend bool
-	}{{"nice19", nil, true}, {"nice0", []string{"CSP_GHOST_NICE=0"}, false}} {
+		name  string
+		env   []string
+		lend  bool
+		timer bool // CSP_LEND_TIMER allows the timer
+	}{{"nice19", nil, true, true}, {"nice0", []string{"CSP_GHOST_NICE=0"}, false, true},
+		{"timer_off", []string{"CSP_LEND_TIMER=off"}, true, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Env: append([]string{"CSP_VERBOSE=2"}, c.env...)})
 			rs := relResults(t, res)
@@ -45,18 +48,18 @@ func TestFinalizeLending(t *testing.T) {
 				require.NotEqual(t, int(waited), sig, "a signal the program blocks (for sigwait) is not borrowed: %s", line)
 			}
 			im := initLent.FindAllStringSubmatch(res.Stderr, -1)
-			if oversubscribed {
+			if oversubscribed && c.timer {
 				require.Len(t, im, l.N, "every process lent its core at MPI_Init:\n%s", res.Stderr)
 				for _, x := range im {
 					sig, _ := strconv.Atoi(x[3])
 					borrowable(x[0], sig)
 				}
 			} else {
-				require.Empty(t, im, "no lending at MPI_Init with a CPU per process:\n%s", res.Stderr)
+				require.Empty(t, im, "no lending at MPI_Init with a CPU per process or CSP_LEND_TIMER=off:\n%s", res.Stderr)
 			}
 			m := lent.FindAllStringSubmatch(res.Stderr, -1)
-			if !c.lend {
-				require.Empty(t, m, "no lending with the ghost at the users' priority:\n%s", res.Stderr)
+			if !c.lend || !c.timer {
+				require.Empty(t, m, "no lending with the ghost at the users' priority or CSP_LEND_TIMER=off:\n%s", res.Stderr)
 				return
 			}
 			require.Len(t, m, l.Users(), "one lending line per user:\n%s", res.Stderr)

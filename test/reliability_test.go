@@ -478,8 +478,11 @@ func TestValgrindFastPath(t *testing.T) {
 				Preload: true, Timeout: 120 * time.Second,
 				// The Go runtime's preemption signals write on goroutine
 				// stacks in ways memcheck flags; Go's advice is to turn
-				// them off under valgrind.
-				Env: []string{"CSP_HEAP_ARENA=20", "GODEBUG=asyncpreemptoff=1"}})
+				// them off under valgrind. So is the lending timer's
+				// handler on Go's alternate signal stack: once in 5 CI
+				// runs memcheck then flagged MPICH's writes on the
+				// thread's own stack inside a setup collective.
+				Env: []string{"CSP_HEAP_ARENA=20", "GODEBUG=asyncpreemptoff=1", "CSP_LEND_TIMER=off"}})
 			rs := relResults(t, res)
 			require.NotEmpty(t, rs)
 			logs, _ := filepath.Glob(filepath.Join(dir, "vg.*.log"))

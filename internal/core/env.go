@@ -40,6 +40,7 @@ type Config struct {
 	GhostNiceSet bool // CSP_GHOST_NICE was given: no automatic choice
 	HandOff      bool // CSP_GHOST_HANDOFF=1: yield after waking a user (off: measured slower here)
 	BindOff      bool // CSP_BIND=off: never bind virtual nodes to their share of an oversubscribed host's CPUs
+	LendTimerOff bool // CSP_LEND_TIMER=off: never lend the core on a timer (read by internal/user/lendtimer.c)
 	WorldHints   string
 	WorldHintsS  bool
 }
@@ -189,6 +190,15 @@ func readConfig(getenv func(string) string) (Config, error) {
 		c.BindOff = true
 	default:
 		return c, &ConfigError{Var: "CSP_BIND", Value: v, Want: "use auto or off"}
+	}
+	// CSP_LEND_TIMER is acted on by the C side, before MPI_Init
+	// (internal/user/lendtimer.c); here it is checked.
+	switch v := strings.TrimSpace(getenv("CSP_LEND_TIMER")); v {
+	case "", "auto":
+	case "off", "0":
+		c.LendTimerOff = true
+	default:
+		return c, &ConfigError{Var: "CSP_LEND_TIMER", Value: v, Want: "use auto or off"}
 	}
 	switch v := strings.TrimSpace(getenv("CSP_GHOST_HANDOFF")); v {
 	case "1", "on":

@@ -186,6 +186,13 @@ var envDocs = map[string]EnvDoc{
 		}},
 	"CSP_GHOST_NICE": {Meaning: "the ghosts' nice value, 0-19: at 19 a ghost gets its core only while the users sharing it leave it (they then lend it while waiting on MPICH with offloaded operations in flight); default 19 on a host running more of the job's processes than cores, else 0",
 		Show: func(c Config) string { return DescribeGhostNice(c) }},
+	"CSP_LEND_TIMER": {Meaning: "off: never borrow a real-time signal to lend the core while MPICH spins in MPI_Init and MPI_Finalize",
+		Show: func(c Config) string {
+			if c.LendTimerOff {
+				return "off"
+			}
+			return "auto"
+		}},
 	"CSP_GHOST_HANDOFF": {Meaning: "1: a ghost yields its core after waking a user (measured slower on this machine)",
 		Show: func(c Config) string { return onOff(c.HandOff) }},
 	"CSP_WORLD_HINTS": {Meaning: "info hints for MPI_COMM_WORLD, as key=value pairs separated by ';', e.g. \"wildcard_used=none;shmbuf_regist=true\"",

@@ -37,6 +37,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,9 +88,21 @@ static int free_rt_signal(void)
     return 0;
 }
 
+/* CSP_LEND_TIMER=off (or 0): never borrow a signal (internal/core/env.go
+ * checks the value). */
+static int timer_allowed(void)
+{
+    const char *v = getenv("CSP_LEND_TIMER");
+    if (!v)
+        return 1;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    return strncmp(v, "off", 3) != 0 && strncmp(v, "0", 1) != 0;
+}
+
 void csp_lend_timer_start(void)
 {
-    if (tm.sig)
+    if (tm.sig || !timer_allowed())
         return;
     lends = 0;
     int sig = free_rt_signal();
