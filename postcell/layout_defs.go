@@ -20,19 +20,20 @@ type Op uint8
 
 // Operations, enum csp_cell_op.
 const (
-	OpNone     Op = C.CSP_OP_NONE
-	OpSend     Op = C.CSP_OP_SEND     // Isend of Nbytes at (Seg, Off) to Peer with Tag on Slot
-	OpSsend    Op = C.CSP_OP_SSEND    // synchronous send (Issend semantics)
-	OpRecv     Op = C.CSP_OP_RECV     // Irecv of up to Nbytes into (Seg, Off)
-	OpIprobe   Op = C.CSP_OP_IPROBE   // one probe; result flag StFound
-	OpProbe    Op = C.CSP_OP_PROBE    // completes when a matching message is there
-	OpImprobe  Op = C.CSP_OP_IMPROBE  // matched probe; on success StMsg names the message
-	OpMprobe   Op = C.CSP_OP_MPROBE   // blocking matched probe
-	OpMrecv    Op = C.CSP_OP_MRECV    // receive message Target of an earlier (I)Mprobe
-	OpCancel   Op = C.CSP_OP_CANCEL   // cancel the pending cell Target of generation TargetGen
-	OpSegment  Op = C.CSP_OP_SEGMENT  // segment Target changed: (re)map or unmap it
-	OpFinalize Op = C.CSP_OP_FINALIZE // the user finalizes; no cell follows
-	opMax      Op = C.CSP_OP_MAX
+	OpNone      Op = C.CSP_OP_NONE
+	OpSend      Op = C.CSP_OP_SEND       // Isend of Nbytes at (Seg, Off) to Peer with Tag on Slot
+	OpSsend     Op = C.CSP_OP_SSEND      // synchronous send (Issend semantics)
+	OpRecv      Op = C.CSP_OP_RECV       // Irecv of up to Nbytes into (Seg, Off)
+	OpIprobe    Op = C.CSP_OP_IPROBE     // one probe; result flag StFound
+	OpProbe     Op = C.CSP_OP_PROBE      // completes when a matching message is there
+	OpImprobe   Op = C.CSP_OP_IMPROBE    // matched probe; on success StMsg names the message
+	OpMprobe    Op = C.CSP_OP_MPROBE     // blocking matched probe
+	OpMrecv     Op = C.CSP_OP_MRECV      // receive message Target of an earlier (I)Mprobe
+	OpCancel    Op = C.CSP_OP_CANCEL     // cancel the pending cell Target of generation TargetGen
+	OpSegment   Op = C.CSP_OP_SEGMENT    // segment Target changed: (re)map or unmap it
+	OpFinalize  Op = C.CSP_OP_FINALIZE   // the user finalizes; no cell follows
+	OpWinAttach Op = C.CSP_OP_WIN_ATTACH // attach segment Target (generation TargetGen) to the RMA window; StBytes: the ghost's address
+	opMax       Op = C.CSP_OP_MAX
 )
 
 // Mode says who matches a receive or probe (Cell.Mode).

@@ -15,19 +15,20 @@ type Op uint8
 
 // Operations, enum csp_cell_op.
 const (
-	OpNone     Op = 0
-	OpSend     Op = 1  // Isend of Nbytes at (Seg, Off) to Peer with Tag on Slot
-	OpSsend    Op = 2  // synchronous send (Issend semantics)
-	OpRecv     Op = 3  // Irecv of up to Nbytes into (Seg, Off)
-	OpIprobe   Op = 4  // one probe; result flag StFound
-	OpProbe    Op = 5  // completes when a matching message is there
-	OpImprobe  Op = 6  // matched probe; on success StMsg names the message
-	OpMprobe   Op = 7  // blocking matched probe
-	OpMrecv    Op = 8  // receive message Target of an earlier (I)Mprobe
-	OpCancel   Op = 9  // cancel the pending cell Target of generation TargetGen
-	OpSegment  Op = 10 // segment Target changed: (re)map or unmap it
-	OpFinalize Op = 11 // the user finalizes; no cell follows
-	opMax      Op = 12
+	OpNone      Op = 0
+	OpSend      Op = 1  // Isend of Nbytes at (Seg, Off) to Peer with Tag on Slot
+	OpSsend     Op = 2  // synchronous send (Issend semantics)
+	OpRecv      Op = 3  // Irecv of up to Nbytes into (Seg, Off)
+	OpIprobe    Op = 4  // one probe; result flag StFound
+	OpProbe     Op = 5  // completes when a matching message is there
+	OpImprobe   Op = 6  // matched probe; on success StMsg names the message
+	OpMprobe    Op = 7  // blocking matched probe
+	OpMrecv     Op = 8  // receive message Target of an earlier (I)Mprobe
+	OpCancel    Op = 9  // cancel the pending cell Target of generation TargetGen
+	OpSegment   Op = 10 // segment Target changed: (re)map or unmap it
+	OpFinalize  Op = 11 // the user finalizes; no cell follows
+	OpWinAttach Op = 12 // attach segment Target (generation TargetGen) to the RMA window; StBytes: the ghost's address
+	opMax       Op = 13
 )
 
 // Mode says who matches a receive or probe (Cell.Mode).

@@ -38,7 +38,9 @@ enum csp_cell_op {
     CSP_OP_CANCEL = 9,   /* cancel the pending cell `target` (generation target_gen) */
     CSP_OP_SEGMENT = 10, /* segment table entry `target` changed: (re)map or unmap   */
     CSP_OP_FINALIZE = 11,/* the user finalizes; no cell follows                       */
-    CSP_OP_MAX = 12
+    CSP_OP_WIN_ATTACH = 12, /* attach segment `target` (generation target_gen) to the
+                            * RMA window; st_bytes: the ghost's address of it      */
+    CSP_OP_MAX = 13
 };
 
 /* Matching modes (cell.mode). */

@@ -111,7 +111,7 @@ func (r *Request) Validate(l *Limits) error {
 			return bad(ClassArg, "cancel target generation", 0, "generation 0 is never published")
 		}
 		return nil
-	case OpSegment:
+	case OpSegment, OpWinAttach:
 		if r.Target >= l.Segments {
 			return bad(ClassArg, "segment", uint64(r.Target), "not an entry of the segment table (%d entries)", l.Segments)
 		}

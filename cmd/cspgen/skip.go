@@ -29,6 +29,7 @@ var mustHandWrite = []string{
 	// attributes, memory, windows
 	"MPI_Comm_get_attr", "MPI_Attr_get", "MPI_Alloc_mem", "MPI_Free_mem",
 	"MPI_Win_allocate_shared", "MPI_Win_allocate_shared_c", "MPI_Win_free",
+	"MPI_Win_allocate", "MPI_Win_allocate_c", // redirected windows (rma.c)
 	// MPI 4.0 point-to-point that must take the offload path, and the runtime's error strings
 	"MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Isendrecv_c", "MPI_Isendrecv_replace_c", "MPI_Error_string",
 	"MPI_Comm_disconnect", "MPI_Comm_create_from_group", "MPI_Intercomm_create_from_groups",

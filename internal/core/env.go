@@ -16,6 +16,8 @@ type Config struct {
 	NG           int    // CSP_NG: ghosts per node; 0 = pass-through
 	NodeSize     int    // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
 	PT2PT        bool   // CSP_ASYNC_MODE includes pt2pt (the default)
+	RMA          bool   // CSP_ASYNC_MODE includes rma (the default): MPI_Win_allocate windows go through the ghosts
+	RMAPollUS    int    // CSP_RMA_POLL_US: a ghost serving redirected windows gives MPI progress at least this often
 	AsyncOn      bool   // CSP_ASYNC_CONFIG=on (default) | off | auto (AsyncOn and AsyncAuto)
 	AsyncAuto    bool   // CSP_ASYNC_CONFIG=auto: communicators without async_config choose their route themselves
 	Calibration  string // CSP_CALIBRATION: the calibration file of the automatic choice (empty: built in)
@@ -67,7 +69,7 @@ func (e *ConfigError) Error() string {
 func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 
 func readConfig(getenv func(string) string) (Config, error) {
-	c := Config{NG: 1, PT2PT: true, AsyncOn: true, Cells: 1024, ArenaShift: 26,
+	c := Config{NG: 1, PT2PT: true, RMA: true, RMAPollUS: 100, AsyncOn: true, Cells: 1024, ArenaShift: 26,
 		SpinIters: 50, YieldIters: 10, SleepUS: 20000,
 		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 2000}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {
@@ -124,20 +126,24 @@ func readConfig(getenv func(string) string) (Config, error) {
 		func() error {
 			return intVar("CSP_GHOST_PARK_US", &c.GhostParkUS, 0, 10000000, "use microseconds between 0 and 10000000")
 		},
+		func() error {
+			return intVar("CSP_RMA_POLL_US", &c.RMAPollUS, 1, 1000000, "use microseconds between 1 and 1000000")
+		},
 	} {
 		if err := f(); err != nil {
 			return c, err
 		}
 	}
 	if v := strings.TrimSpace(getenv("CSP_ASYNC_MODE")); v != "" {
-		c.PT2PT = false
+		c.PT2PT, c.RMA = false, false
 		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == '|' || r == ',' || r == ';' }) {
 			switch strings.TrimSpace(part) {
 			case "pt2pt":
 				c.PT2PT = true
 			case "rma":
+				c.RMA = true
 			default:
-				return c, &ConfigError{Var: "CSP_ASYNC_MODE", Value: v, Want: "use pt2pt or rma|pt2pt"}
+				return c, &ConfigError{Var: "CSP_ASYNC_MODE", Value: v, Want: "use rma|pt2pt, rma or pt2pt"}
 			}
 		}
 	}

@@ -140,13 +140,20 @@ var envDocs = map[string]EnvDoc{
 		Show: func(c Config) string { return fmt.Sprint(c.GhostNapUS) }},
 	"CSP_GHOST_PARK_US": {Meaning: "an idle ghost polls this long before it parks (sleeps until a user rings), microseconds (0..10000000)",
 		Show: func(c Config) string { return fmt.Sprint(c.GhostParkUS) }},
-	"CSP_ASYNC_MODE": {Meaning: "Casper's modes: pt2pt or rma|pt2pt offload point-to-point; rma alone turns it off",
+	"CSP_ASYNC_MODE": {Meaning: "Casper's modes: rma|pt2pt (default) offloads both; pt2pt keeps windows MPICH's; rma keeps point-to-point MPICH's",
 		Show: func(c Config) string {
-			if c.PT2PT {
-				return "pt2pt"
+			switch {
+			case c.PT2PT && c.RMA:
+				return "rma|pt2pt"
+			case c.PT2PT:
+				return "pt2pt (windows not redirected)"
+			case c.RMA:
+				return "rma (no pt2pt offload)"
 			}
-			return "rma (no pt2pt offload)"
+			return "none (pass-through)"
 		}},
+	"CSP_RMA_POLL_US": {Meaning: "a ghost serving redirected windows gives MPI progress at least this often, microseconds (1..1000000)",
+		Show: func(c Config) string { return fmt.Sprint(c.RMAPollUS) }},
 	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on; auto: each communicator whose hints allow it switches offload on and off by itself, from its self-profile",
 		Show: func(c Config) string {
 			switch {

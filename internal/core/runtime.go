@@ -42,6 +42,7 @@ type runtime struct {
 	wsize     int
 	userWorld mpi.Comm
 	node      mpi.Comm
+	rmaWin    mpi.Win // internal window of redirected RMA (rma.go); WinNull without
 	layout    *commexpand.Layout
 	pool      []mpi.Comm
 	slots     *commexpand.Pool
@@ -129,7 +130,7 @@ func Init(required int) (int, error) {
 	if err != nil {
 		return provided, err
 	}
-	r := &runtime{cfg: cfg, provided: provided, comms: map[int32]*commState{}}
+	r := &runtime{cfg: cfg, provided: provided, comms: map[int32]*commState{}, rmaWin: mpi.WinNull}
 	rt = r
 	defer r.stopInitLending()
 	if r.wrank, err = mpi.CommWorld.Rank(); err != nil {
@@ -149,13 +150,13 @@ func Init(required int) (int, error) {
 	if err := r.agree(mpi.CommWorld, local); err != nil {
 		return provided, err
 	}
-	if cfg.NG == 0 || !cfg.PT2PT {
+	if cfg.NG == 0 || (!cfg.PT2PT && !cfg.RMA) {
 		r.role = RolePassThrough
 		r.userWorld = mpi.CommWorld
-		if !cfg.PT2PT {
-			r.verbosef(1, "CSP_ASYNC_MODE without pt2pt: point-to-point offload is off")
-		}
 		return provided, nil
+	}
+	if !cfg.PT2PT {
+		r.verbosef(1, "CSP_ASYNC_MODE without pt2pt: point-to-point offload is off")
 	}
 	if err := r.setupLayout(); err != nil {
 		return provided, err
@@ -164,6 +165,9 @@ func Init(required int) (int, error) {
 		return provided, err
 	}
 	if err := r.setupChannels(); err != nil {
+		return provided, err
+	}
+	if err := r.setupRMA(); err != nil {
 		return provided, err
 	}
 	if r.role == RoleGhost {
@@ -412,6 +416,7 @@ func (r *runtime) runGhost() {
 		Yield: time.Duration(r.cfg.GhostYieldUS) * time.Microsecond,
 		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond,
 		Park:  time.Duration(r.cfg.GhostParkUS) * time.Microsecond, HandOff: r.cfg.HandOff,
+		RMAWin: r.rmaWin, RMAPoll: time.Duration(r.cfg.RMAPollUS) * time.Microsecond,
 	})
 	code := 0
 	if err != nil {
@@ -426,6 +431,9 @@ func (r *runtime) runGhost() {
 	stop()
 	if r.cfg.Verbose >= 2 {
 		r.logf("ghost %d: %+v", r.wrank, g.Stats)
+	}
+	if err := g.CloseRMA(); err != nil {
+		r.logf("ghost %d: %v", r.wrank, err)
 	}
 	g.Close()
 	mpi.Finalize()
@@ -464,6 +472,11 @@ func (r *runtime) startUser() error {
 			fence = "no fence per post: the ghost issues a global membarrier before parking"
 		}
 		r.logf("user %d: doorbell: %s", r.wrank, fence)
+	}
+	if err == nil && !r.rmaWin.IsNull() {
+		if err := user.StartRMA(r.rmaWin, r.cfg.Verbose); err != nil {
+			problem = "CasperII: " + err.Error()
+		}
 	}
 	if err := r.agree(r.userWorld, problem); err != nil {
 		return err
@@ -515,6 +528,10 @@ func Finalize() error {
 			r.logf("%v", uerr)
 			err = &mpi.Error{Code: mpi.ErrOther, Class: mpi.ErrOther, Func: "MPI_Finalize", Msg: uerr.Error()}
 		}
+		// After the ghost was told (it then frees its side too).
+		if rerr := user.FinishRMA(); rerr != nil && err == nil {
+			err = rerr
+		}
 	}
 	var ferr error
 	if r.role == RoleUser {
@@ -545,8 +562,9 @@ func (r *runtime) printStats() {
 	r.mu.Lock()
 	switches := r.switches
 	r.mu.Unlock()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d lends=%d switches=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.Lends, switches, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	rs := user.CurrentRMAStats()
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d lends=%d switches=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.Lends, switches, rs.Windows, rs.Ops, rs.LockRetries, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

@@ -92,6 +92,8 @@ func (g *Ghost) dispatch(u *user, v uint64) {
 	case postcell.OpSegment:
 		u.unmap(r.Target)
 		g.completeOK(u, cell, r.Gen)
+	case postcell.OpWinAttach:
+		g.attach(u, cell, &r)
 	case postcell.OpFinalize:
 		if !u.done {
 			u.done = true

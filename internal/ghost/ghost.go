@@ -50,6 +50,10 @@ type Config struct {
 	// before parking (a post then needs no doorbell).
 	Park    time.Duration
 	HandOff bool // yield the core after waking a user
+	// RMAWin is the internal window of redirected RMA (rma.go; WinNull
+	// when off); while it exposes memory, no sleep is longer than RMAPoll.
+	RMAWin  mpi.Win
+	RMAPoll time.Duration
 }
 
 // Ghost is one ghost process's engine.
@@ -71,6 +75,8 @@ type Ghost struct {
 	batch  [64]uint64
 	busy   uint32  // last value stored in hdr.Busy (give.go)
 	watch  watcher // users that die without MPI_Finalize (liveness.go)
+
+	rmaAttached int // segments exposed in Config.RMAWin (rma.go)
 
 	Stats Stats
 }
@@ -210,7 +216,7 @@ func (g *Ghost) rest(idle time.Duration) {
 		case idle >= g.cfg.Park:
 			g.progress()
 			g.Stats.ParkProgress++
-			g.park(min(max(idle, time.Millisecond), maxPark))
+			g.park(g.rmaPoll(min(max(idle, time.Millisecond), maxPark)))
 		case idle >= min(idleSpin, g.cfg.Spin):
 			g.progress()
 			yieldCPU()
@@ -222,7 +228,7 @@ func (g *Ghost) rest(idle time.Duration) {
 	case idle < g.cfg.Yield:
 		yieldCPU()
 	default:
-		g.park(g.cfg.Nap)
+		g.park(g.rmaPoll(g.cfg.Nap))
 	}
 }
 

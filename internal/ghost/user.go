@@ -17,6 +17,7 @@ const maxSegmentBytes = 1 << 40
 
 // user is the ghost's view of one user process.
 type user struct {
+	g          *Ghost
 	wrank, pid int
 	ch         *channel.User
 	cons       *spsc.Consumer
@@ -30,9 +31,10 @@ type user struct {
 
 // mapping is the ghost's private record of a user segment.
 type mapping struct {
-	seg  *shm.Segment
-	gen  uint32
-	size uint64
+	seg      *shm.Segment
+	gen      uint32
+	size     uint64
+	attached bool // exposed in the RMA window (rma.go)
 }
 
 func unsafeAddr(p *uint32) unsafe.Pointer { return unsafe.Pointer(p) }
@@ -42,7 +44,7 @@ func newUser(g *Ghost, ui UserInfo) (*user, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ghost %d: %w", g.cfg.WRank, err)
 	}
-	u := &user{wrank: ui.WRank, pid: ui.Pid, ch: ch, cons: ch.Ring.Consumer()}
+	u := &user{g: g, wrank: ui.WRank, pid: ui.Pid, ch: ch, cons: ch.Ring.Consumer()}
 	u.limits = postcell.Limits{
 		WorldSize:   g.cfg.WorldSize,
 		Slots:       len(g.cfg.Pool),
@@ -70,6 +72,7 @@ func (u *user) segmentSize(s uint32) (uint64, bool) {
 		return m.size, true
 	}
 	if m.seg != nil {
+		u.g.detach(m)
 		m.seg.Close()
 		*m = mapping{}
 	}
@@ -113,6 +116,7 @@ func (u *user) cellOver(t uint32) bool {
 // unmap drops the ghost's mapping of segment s (the user released it).
 func (u *user) unmap(s uint32) {
 	if s < channel.MaxSegments && u.segs[s].seg != nil {
+		u.g.detach(&u.segs[s])
 		u.segs[s].seg.Close()
 		u.segs[s] = mapping{}
 	}

@@ -16,6 +16,7 @@
  * memory back once MPI has freed the window.
  */
 #include "interpose.h"
+#include "rma.h"
 
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -121,6 +122,9 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 
 int MPI_Win_free(MPI_Win *win)
 {
+    struct csp_rma_win *rw = win ? csp_rma_find(*win) : NULL;
+    if (rw)
+        return csp_rma_free(rw, win);
     if (csp_ip_nwins == 0 || !win)
         return PMPI_Win_free(win);
     MPI_Win w = *win;
@@ -144,6 +148,8 @@ int MPI_Win_free(MPI_Win *win)
 /* The creation flavor of a window that stands in for one of
  * MPI_Win_allocate_shared is MPI_WIN_FLAVOR_SHARED. */
 static const int csp_flavor_shared = MPI_WIN_FLAVOR_SHARED;
+/* A redirected window (rma.h) is MPI_Win_allocate's, over memory of ours. */
+static const int csp_flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
 
 int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
 {
@@ -151,6 +157,8 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
     if (rc == MPI_SUCCESS && keyval == MPI_WIN_CREATE_FLAVOR && csp_ip_nwins > 0 && *flag &&
         csp_go_win_stands_in((int)win))
         *(const int **)val = &csp_flavor_shared;
+    if (rc == MPI_SUCCESS && keyval == MPI_WIN_CREATE_FLAVOR && *flag && csp_rma_find(win))
+        *(const int **)val = &csp_flavor_allocate;
     return rc;
 }
 

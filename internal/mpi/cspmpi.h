@@ -312,6 +312,8 @@ static inline cspmpi_iret cspmpi_win_free(MPI_Win w)
     return r;
 }
 
+CSPMPI_OUT1(cspmpi_win_create_dynamic, (MPI_Info i, MPI_Comm c), PMPI_Win_create_dynamic(i, c, &r.v))
+
 /* ---- collectives (a NULL send buffer means MPI_IN_PLACE) ---- */
 
 #define CSPMPI_INPLACE(p) ((p) ? (p) : MPI_IN_PLACE)

@@ -52,3 +52,29 @@ func (w *Win) Free() error {
 	w.h = C.MPI_Win(r.v)
 	return errOf(r.rc, "MPI_Win_free")
 }
+
+// WinCreateDynamic creates a window without memory over comm (collective);
+// memory is added with Attach.
+func WinCreateDynamic(info Info, comm Comm) (Win, error) {
+	r := C.cspmpi_win_create_dynamic(info.h, comm.h)
+	if r.rc != C.MPI_SUCCESS {
+		return WinNull, newError(int(r.rc), "MPI_Win_create_dynamic")
+	}
+	return Win{C.MPI_Win(r.v)}, nil
+}
+
+// Attach exposes [base, base+size) in the dynamic window w; RMA addresses
+// it by its absolute address (MPI_Get_address).
+func (w Win) Attach(base unsafe.Pointer, size int) error {
+	return errOf(C.PMPI_Win_attach(w.h, base, C.MPI_Aint(size)), "MPI_Win_attach")
+}
+
+// Detach withdraws memory attached at base from the dynamic window w.
+func (w Win) Detach(base unsafe.Pointer) error {
+	return errOf(C.PMPI_Win_detach(w.h, base), "MPI_Win_detach")
+}
+
+// SetErrhandler sets w's error handler.
+func (w Win) SetErrhandler(eh Errhandler) error {
+	return errOf(C.PMPI_Win_set_errhandler(w.h, eh.h), "MPI_Win_set_errhandler")
+}

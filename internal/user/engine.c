@@ -594,6 +594,11 @@ static int no_cell_yet(void *arg)
 
 int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
 {
+    return csp_control_result(kind, target, target_gen, NULL);
+}
+
+int csp_control_result(uint8_t kind, uint32_t target, uint32_t target_gen, uint64_t *result)
+{
     struct csp_op *op = csp_op_alloc();
     if (!op)
         return MPI_ERR_NO_MEM;
@@ -629,6 +634,8 @@ int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
     }
     if (rc == MPI_SUCCESS)
         rc = csp_u.cells[idx].st_error;
+    if (rc == MPI_SUCCESS && result)
+        *result = csp_u.cells[idx].st_bytes;
     release_cell(idx, -1);
     csp_op_release(op);
     return rc;

@@ -432,6 +432,8 @@ int csp_wait_op_also(struct csp_op *op, struct csp_op *also);
 int csp_poll_op(struct csp_op *op);
 /* Post a control cell (cancel, segment, finalize) and wait for it. */
 int csp_control(uint8_t op, uint32_t target, uint32_t target_gen);
+/* The same, giving the cell's st_bytes on success (CSP_OP_WIN_ATTACH). */
+int csp_control_result(uint8_t op, uint32_t target, uint32_t target_gen, uint64_t *result);
 /* Wait until every operation has finished (MPI_Finalize). */
 void csp_drain_all(void);
 /* Give the MPI progress engine a turn (ordinary requests keep moving). */

@@ -1,0 +1,568 @@
+/*
+ * rma.c: redirected windows (rma.h states the design).
+ *
+ * Threading: under MPI_THREAD_MULTIPLE the heap and the control cell are
+ * taken under csp_u.lock; a window's epoch state is the application's to
+ * serialize, as MPI's is (concurrent epochs on one window from several
+ * threads are erroneous).
+ */
+#include "rma.h"
+#include "user.h"
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct csp_rma csp_rma = {.gwin = MPI_WIN_NULL};
+
+/* The ghost's address of each heap segment it attached to gwin, valid
+ * while the segment's table generation is gen. */
+static struct {
+    uint32_t gen;
+    int64_t gbase;
+} attached[CSP_MAX_SEGS];
+
+static unsigned bucket(MPI_Win w) { return ((uint32_t)w * 0x9e3779b1u) >> 26; }
+
+int csp_rma_start(MPI_Win gwin)
+{
+    csp_rma.gwin = gwin;
+    int rc = PMPI_Win_lock_all(MPI_MODE_NOCHECK, gwin);
+    if (rc == MPI_SUCCESS)
+        csp_rma.on = 1;
+    return rc;
+}
+
+int csp_rma_finish(void)
+{
+    if (csp_rma.gwin == MPI_WIN_NULL)
+        return MPI_SUCCESS;
+    csp_rma.on = 0;
+    int rc = PMPI_Win_unlock_all(csp_rma.gwin);
+    int rc2 = PMPI_Win_free(&csp_rma.gwin);
+    return rc != MPI_SUCCESS ? rc : rc2;
+}
+
+/* ---- errors ---- */
+
+static int win_fatal(MPI_Win win)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (PMPI_Win_get_errhandler(win, &eh) != MPI_SUCCESS)
+        return 0;
+    int f = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
+    if (eh != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&eh);
+    return f;
+}
+
+/* raise calls W's error handler with class cls. Under a fatal handler it
+ * first prints the one line saying what was wrong (MPICH then prints its
+ * own text for the class, which is coherent). Returns cls. */
+static int raise(struct csp_rma_win *w, int cls, const char *fmt, ...)
+{
+    if (win_fatal(w->win)) {
+        char line[512];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(line, sizeof line, fmt, ap);
+        va_end(ap);
+        int rank = -1;
+        PMPI_Comm_rank(csp_u.on ? csp_u.world : MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "casperii: rank %d: %s\n", rank, line);
+        fflush(stderr);
+    }
+    PMPI_Win_call_errhandler(w->win, cls);
+    return cls;
+}
+
+int csp_rma_raise_rc(struct csp_rma_win *w, const char *fn, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return rc;
+    int cls = MPI_ERR_OTHER;
+    PMPI_Error_class(rc, &cls);
+    return raise(w, cls, "%s: MPICH refused the operation on the ghost's window (error class %d)", fn, cls);
+}
+
+/* ---- creation ---- */
+
+/* attach makes sure the ghost has attached the heap segment holding p to
+ * gwin and returns the ghost's address of p. Called with csp_u.lock held. */
+static int attach(void *p, size_t n, int64_t *gaddr)
+{
+    uint32_t seg;
+    uint64_t off;
+    if (!csp_heap_find(csp_u.heap, p, n, &seg, &off))
+        return MPI_ERR_INTERN;
+    uint32_t gen = csp_u.heap->table[seg].gen;
+    if (attached[seg].gbase == 0 || attached[seg].gen != gen) {
+        uint64_t gbase = 0;
+        int rc = csp_control_result(CSP_OP_WIN_ATTACH, seg, gen, &gbase);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (gbase == 0)
+            return MPI_ERR_INTERN;
+        attached[seg].gen = gen;
+        attached[seg].gbase = (int64_t)gbase;
+    }
+    *gaddr = attached[seg].gbase + (int64_t)off;
+    return MPI_SUCCESS;
+}
+
+/* hint_off: the window's info says async_config=off. */
+static int hint_off(MPI_Info info)
+{
+    if (info == MPI_INFO_NULL)
+        return 0;
+    char v[16];
+    int flag = 0;
+    if (PMPI_Info_get(info, "async_config", (int)sizeof v - 1, v, &flag) != MPI_SUCCESS || !flag)
+        return 0;
+    return strcmp(v, "off") == 0;
+}
+
+static void insert(struct csp_rma_win *w)
+{
+    unsigned b = bucket(w->win);
+    w->next = csp_rma.tab[b];
+    csp_rma.tab[b] = w;
+    csp_rma.nwins++;
+}
+
+static void unlink_win(struct csp_rma_win *w)
+{
+    struct csp_rma_win **p = &csp_rma.tab[bucket(w->win)];
+    while (*p && *p != w)
+        p = &(*p)->next;
+    if (*p) {
+        *p = w->next;
+        csp_rma.nwins--;
+    }
+}
+
+static void free_record(struct csp_rma_win *w)
+{
+    free(w->t);
+    free(w->held);
+    free(w->access);
+    free(w);
+}
+
+int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
+                     void *baseptr, MPI_Win *win, int *done)
+{
+    *done = 0;
+    int inter = 0;
+    if (!csp_rma.on || !csp_u.on || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return MPI_SUCCESS; /* MPICH's window (and its errors) */
+    int n, me;
+    if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS)
+        return MPI_SUCCESS;
+
+    /* What this member brings: ok, its ghost, the ghost's address of its
+     * memory, size, displacement unit. Whether to redirect is decided
+     * together (one Allgather): a member with bad arguments, the hint
+     * off, or no memory makes every member fall back to MPICH's window,
+     * which then reports the bad arguments as MPICH does. */
+    int64_t mine[5] = {0, csp_u.ghost_wrank, 0, size, disp_unit};
+    void *block = NULL;
+    if (size >= 0 && disp_unit > 0 && !hint_off(info) && (uint64_t)size < ((uint64_t)1 << 46)) {
+        CSP_LOCK();
+        block = csp_heap_alloc(csp_u.heap, (size_t)size + CSP_RMA_HDR);
+        if (block) {
+            memset(block, 0, CSP_RMA_HDR);
+            if (attach(block, (size_t)size + CSP_RMA_HDR, &mine[2]) == MPI_SUCCESS) {
+                mine[0] = 1;
+                mine[2] += CSP_RMA_HDR;
+            }
+        }
+        CSP_UNLOCK();
+    }
+    int64_t *all = malloc(sizeof(int64_t) * 5 * (size_t)n);
+    int rc = all ? PMPI_Allgather(mine, 5, MPI_INT64_T, all, 5, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
+    int ok = rc == MPI_SUCCESS;
+    for (int i = 0; ok && i < n; i++)
+        ok = all[5 * i] == 1;
+    struct csp_rma_win *w = ok ? calloc(1, sizeof *w) : NULL;
+    if (w) {
+        w->t = malloc(sizeof(struct csp_rma_target) * (size_t)n);
+        w->held = calloc((size_t)n, 1);
+        w->access = calloc((size_t)n, 1);
+    }
+    if (!w || !w->t || !w->held || !w->access) {
+        /* Every member sees the same votes; only an allocation failure
+         * here could split them, and it ends the job as MPICH would. */
+        if (w)
+            free_record(w);
+        free(all);
+        if (block) {
+            CSP_LOCK();
+            csp_heap_free(csp_u.heap, block);
+            CSP_UNLOCK();
+        }
+        if (ok)
+            return MPI_ERR_NO_MEM;
+        return rc == MPI_SUCCESS ? MPI_SUCCESS : rc;
+    }
+    for (int i = 0; i < n; i++) {
+        w->t[i].ghost = all[5 * i + 1];
+        w->t[i].gbase = all[5 * i + 2];
+        w->t[i].size = all[5 * i + 3];
+        w->t[i].disp_unit = all[5 * i + 4];
+    }
+    free(all);
+    char *base = (char *)block + CSP_RMA_HDR;
+    rc = large ? PMPI_Win_create_c(base, size, disp_unit, info, comm, win)
+               : PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
+    *done = 1;
+    if (rc != MPI_SUCCESS) {
+        free_record(w);
+        CSP_LOCK();
+        csp_heap_free(csp_u.heap, block);
+        CSP_UNLOCK();
+        return rc;
+    }
+    w->win = *win;
+    w->size = n;
+    w->rank = me;
+    w->block = block;
+    insert(w);
+    csp_rma.n_wins++;
+    *(void **)baseptr = base;
+    return MPI_SUCCESS;
+}
+
+int csp_rma_free(struct csp_rma_win *w, MPI_Win *win)
+{
+    /* MPICH checks the epochs (W holds the mirror of every lock) and
+     * synchronizes the members: after it, no origin has an operation on
+     * this memory in flight. */
+    int rc = PMPI_Win_free(win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    unlink_win(w);
+    CSP_LOCK();
+    csp_heap_free(csp_u.heap, w->block);
+    CSP_UNLOCK();
+    free_record(w);
+    return MPI_SUCCESS;
+}
+
+/* ---- operations ---- */
+
+static int epoch_open(const struct csp_rma_win *w, int rank)
+{
+    return w->fence || w->lock_all || w->held[rank] || (w->started && w->access[rank]);
+}
+
+int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint disp,
+                      MPI_Count count, MPI_Datatype dt, int *ghost, MPI_Aint *gdisp)
+{
+    if (rank == MPI_PROC_NULL)
+        return 1;
+    if (rank < 0 || rank >= w->size)
+        return raise(w, MPI_ERR_RANK, "%s: target rank %d is not in the window's group (size %d)", fn, rank,
+                     w->size);
+    if (!epoch_open(w, rank))
+        return raise(w, MPI_ERR_RMA_SYNC,
+                     "%s: no access epoch to rank %d is open on this window (call MPI_Win_lock, "
+                     "MPI_Win_lock_all, MPI_Win_fence or MPI_Win_start first)",
+                     fn, rank);
+    const struct csp_rma_target *t = &w->t[rank];
+    MPI_Aint at;
+    if (__builtin_mul_overflow(disp, (MPI_Aint)t->disp_unit, &at))
+        return raise(w, MPI_ERR_RMA_RANGE, "%s: target displacement %ld overflows", fn, (long)disp);
+    if (count > 0) {
+        MPI_Count lo, hi;
+        if (((uint32_t)dt & 0xfc000000u) == 0x4c000000u) {
+            lo = at;
+            hi = at + count * (MPI_Count)(((uint32_t)dt >> 8) & 0xff);
+        } else {
+            MPI_Count lb, ext, tlb, text;
+            if (PMPI_Type_get_extent_x(dt, &lb, &ext) != MPI_SUCCESS ||
+                PMPI_Type_get_true_extent_x(dt, &tlb, &text) != MPI_SUCCESS)
+                return raise(w, MPI_ERR_TYPE, "%s: the target datatype is not valid", fn);
+            lo = at + tlb + (ext < 0 ? (count - 1) * ext : 0);
+            hi = at + tlb + text + (ext > 0 ? (count - 1) * ext : 0);
+        }
+        if (lo < 0 || hi > t->size)
+            return raise(w, MPI_ERR_RMA_RANGE,
+                         "%s: bytes [%lld, %lld) of rank %d's window are outside it (%lld bytes)", fn,
+                         (long long)lo, (long long)hi, rank, (long long)t->size);
+    }
+    *ghost = (int)t->ghost;
+    *gdisp = (MPI_Aint)t->gbase + at;
+    csp_rma.n_ops++;
+    return MPI_SUCCESS;
+}
+
+/* ---- the lock word (rma.h) ---- */
+
+static void lock_backoff(int *n)
+{
+    csp_rma.n_lock_retries++;
+    if ((*n)++ < 4) {
+        sched_yield();
+        return;
+    }
+    int us = 10 << (*n < 10 ? *n - 4 : 6);
+    struct timespec ts = {0, (long)us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static MPI_Aint lockword(const struct csp_rma_win *w, int rank)
+{
+    return (MPI_Aint)(w->t[rank].gbase - CSP_RMA_HDR);
+}
+
+/* fop adds add to rank's lock word and gives the old value, completed. */
+static int fop(struct csp_rma_win *w, int rank, int64_t add, int64_t *old)
+{
+    int g = (int)w->t[rank].ghost;
+    int rc = PMPI_Fetch_and_op(&add, old, MPI_INT64_T, g, lockword(w, rank), MPI_SUM, csp_rma.gwin);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_flush(g, csp_rma.gwin);
+    return rc;
+}
+
+static int acquire(struct csp_rma_win *w, int rank, int type)
+{
+    int n = 0;
+    for (;;) {
+        int64_t old = 0;
+        int rc;
+        if (type == MPI_LOCK_EXCLUSIVE) {
+            int64_t zero = 0, writer = CSP_RMA_WRITER;
+            int g = (int)w->t[rank].ghost;
+            rc = PMPI_Compare_and_swap(&writer, &zero, &old, MPI_INT64_T, g, lockword(w, rank),
+                                       csp_rma.gwin);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Win_flush(g, csp_rma.gwin);
+            if (rc != MPI_SUCCESS || old == 0)
+                return rc;
+        } else {
+            rc = fop(w, rank, 1, &old);
+            if (rc != MPI_SUCCESS || old >= 0)
+                return rc;
+            if ((rc = fop(w, rank, -1, &old)) != MPI_SUCCESS) /* a writer holds it: step back */
+                return rc;
+        }
+        lock_backoff(&n);
+    }
+}
+
+/* release gives the lock word back; the origin's operations to rank are
+ * complete at the target already (flushed first). */
+static int release(struct csp_rma_win *w, int rank, int type)
+{
+    int64_t old;
+    return fop(w, rank, type == MPI_LOCK_EXCLUSIVE ? -CSP_RMA_WRITER : -1, &old);
+}
+
+/* ---- passive target ---- */
+
+int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_)
+{
+    /* W's lock with NOCHECK sends nothing: MPICH checks the arguments and
+     * the epoch rules, and W's free and unlock know it. */
+    int rc = PMPI_Win_lock(type, rank, assert_ | MPI_MODE_NOCHECK, w->win);
+    if (rc != MPI_SUCCESS || rank == MPI_PROC_NULL)
+        return rc;
+    if (!(assert_ & MPI_MODE_NOCHECK)) {
+        rc = acquire(w, rank, type);
+        if (rc != MPI_SUCCESS) {
+            PMPI_Win_unlock(rank, w->win);
+            return csp_rma_raise_rc(w, "MPI_Win_lock", rc);
+        }
+        w->held[rank] = type == MPI_LOCK_EXCLUSIVE ? CSP_RMA_EXCL : CSP_RMA_SHARED;
+    } else {
+        w->held[rank] = CSP_RMA_NOCHECK;
+    }
+    w->nheld++;
+    return MPI_SUCCESS;
+}
+
+int csp_rma_unlock(struct csp_rma_win *w, int rank)
+{
+    if (rank < 0 || rank >= w->size || w->held[rank] == CSP_RMA_NONE)
+        return PMPI_Win_unlock(rank, w->win); /* MPICH's answer, and error */
+    int rc = PMPI_Win_flush((int)w->t[rank].ghost, csp_rma.gwin);
+    int h = w->held[rank];
+    if (rc == MPI_SUCCESS && h != CSP_RMA_NOCHECK)
+        rc = release(w, rank, h == CSP_RMA_EXCL ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
+    w->held[rank] = CSP_RMA_NONE;
+    w->nheld--;
+    int rc2 = PMPI_Win_unlock(rank, w->win);
+    if (rc != MPI_SUCCESS)
+        return csp_rma_raise_rc(w, "MPI_Win_unlock", rc);
+    return rc2;
+}
+
+int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
+{
+    int rc = PMPI_Win_lock_all(assert_ | MPI_MODE_NOCHECK, w->win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (assert_ & MPI_MODE_NOCHECK) {
+        w->lock_all = CSP_RMA_NOCHECK;
+        return MPI_SUCCESS;
+    }
+    /* A shared lock on every member: one fetch-and-add each, completed
+     * together; the few that met a writer step back and retry alone. */
+    int64_t one = 1, *old = calloc((size_t)w->size, sizeof *old);
+    if (!old) {
+        PMPI_Win_unlock_all(w->win);
+        return raise(w, MPI_ERR_NO_MEM, "MPI_Win_lock_all: out of memory");
+    }
+    for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
+        rc = PMPI_Fetch_and_op(&one, &old[r], MPI_INT64_T, (int)w->t[r].ghost, lockword(w, r), MPI_SUM,
+                               csp_rma.gwin);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_flush_all(csp_rma.gwin);
+    for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++) {
+        if (old[r] >= 0)
+            continue;
+        int64_t o;
+        rc = fop(w, r, -1, &o);
+        if (rc == MPI_SUCCESS)
+            rc = acquire(w, r, MPI_LOCK_SHARED);
+    }
+    free(old);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Win_unlock_all(w->win);
+        return csp_rma_raise_rc(w, "MPI_Win_lock_all", rc);
+    }
+    w->lock_all = CSP_RMA_SHARED;
+    return MPI_SUCCESS;
+}
+
+int csp_rma_unlock_all(struct csp_rma_win *w)
+{
+    if (w->lock_all == CSP_RMA_NONE)
+        return PMPI_Win_unlock_all(w->win); /* MPICH's error */
+    int rc = PMPI_Win_flush_all(csp_rma.gwin);
+    if (rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED) {
+        int64_t minus = -1;
+        for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
+            rc = PMPI_Accumulate(&minus, 1, MPI_INT64_T, (int)w->t[r].ghost, lockword(w, r), 1, MPI_INT64_T,
+                                 MPI_SUM, csp_rma.gwin);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Win_flush_all(csp_rma.gwin);
+    }
+    w->lock_all = CSP_RMA_NONE;
+    int rc2 = PMPI_Win_unlock_all(w->win);
+    if (rc != MPI_SUCCESS)
+        return csp_rma_raise_rc(w, "MPI_Win_unlock_all", rc);
+    return rc2;
+}
+
+static int passive(const struct csp_rma_win *w, int rank)
+{
+    return w->lock_all || (rank >= 0 && rank < w->size && w->held[rank]);
+}
+
+int csp_rma_flush(struct csp_rma_win *w, int rank, int local)
+{
+    const char *fn = local ? "MPI_Win_flush_local" : "MPI_Win_flush";
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size)
+        return raise(w, MPI_ERR_RANK, "%s: rank %d is not in the window's group (size %d)", fn, rank, w->size);
+    if (!passive(w, rank))
+        return raise(w, MPI_ERR_RMA_SYNC, "%s: rank %d is not locked (MPI_Win_lock or MPI_Win_lock_all first)",
+                     fn, rank);
+    int g = (int)w->t[rank].ghost;
+    int rc = local ? PMPI_Win_flush_local(g, csp_rma.gwin) : PMPI_Win_flush(g, csp_rma.gwin);
+    return csp_rma_raise_rc(w, fn, rc);
+}
+
+int csp_rma_flush_all(struct csp_rma_win *w, int local)
+{
+    const char *fn = local ? "MPI_Win_flush_local_all" : "MPI_Win_flush_all";
+    if (!w->lock_all && w->nheld == 0)
+        return raise(w, MPI_ERR_RMA_SYNC, "%s: no passive-target epoch is open on this window", fn);
+    int rc = local ? PMPI_Win_flush_local_all(csp_rma.gwin) : PMPI_Win_flush_all(csp_rma.gwin);
+    return csp_rma_raise_rc(w, fn, rc);
+}
+
+int csp_rma_sync(struct csp_rma_win *w)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return PMPI_Win_sync(w->win);
+}
+
+/* ---- active target ---- */
+
+int csp_rma_fence(struct csp_rma_win *w, int assert_)
+{
+    /* The origin's operations of the closing epoch complete at their
+     * targets before the fence's synchronization, so every target sees
+     * them once its own fence returns. */
+    if (w->fence) {
+        int rc = PMPI_Win_flush_all(csp_rma.gwin);
+        if (rc != MPI_SUCCESS)
+            return csp_rma_raise_rc(w, "MPI_Win_fence", rc);
+    }
+    int rc = PMPI_Win_fence(assert_, w->win);
+    if (rc == MPI_SUCCESS)
+        w->fence = !(assert_ & MPI_MODE_NOSUCCEED);
+    return rc;
+}
+
+int csp_rma_post(struct csp_rma_win *w, MPI_Group g, int assert_)
+{
+    return PMPI_Win_post(g, assert_, w->win);
+}
+
+int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_)
+{
+    int rc = PMPI_Win_start(g, assert_, w->win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Group wg;
+    int n = 0;
+    if (PMPI_Win_get_group(w->win, &wg) != MPI_SUCCESS)
+        return raise(w, MPI_ERR_INTERN, "MPI_Win_start: no group for the window");
+    PMPI_Group_size(g, &n);
+    int *in = malloc(sizeof(int) * 2 * (size_t)(n ? n : 1));
+    if (!in) {
+        PMPI_Group_free(&wg);
+        return raise(w, MPI_ERR_NO_MEM, "MPI_Win_start: out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    rc = PMPI_Group_translate_ranks(g, n, in, wg, in + n);
+    PMPI_Group_free(&wg);
+    memset(w->access, 0, (size_t)w->size);
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+        if (in[n + i] >= 0 && in[n + i] < w->size)
+            w->access[in[n + i]] = 1;
+    free(in);
+    w->started = 1;
+    return csp_rma_raise_rc(w, "MPI_Win_start", rc);
+}
+
+int csp_rma_complete(struct csp_rma_win *w)
+{
+    int rc = MPI_SUCCESS;
+    if (w->started)
+        for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
+            if (w->access[r])
+                rc = PMPI_Win_flush((int)w->t[r].ghost, csp_rma.gwin);
+    if (rc != MPI_SUCCESS)
+        return csp_rma_raise_rc(w, "MPI_Win_complete", rc);
+    rc = PMPI_Win_complete(w->win);
+    if (rc == MPI_SUCCESS) {
+        w->started = 0;
+        memset(w->access, 0, (size_t)w->size);
+    }
+    return rc;
+}
+
+int csp_rma_wait(struct csp_rma_win *w) { return PMPI_Win_wait(w->win); }
+
+int csp_rma_test(struct csp_rma_win *w, int *flag) { return PMPI_Win_test(w->win, flag); }

@@ -1,0 +1,39 @@
+package user
+
+/*
+#include "rma.h"
+*/
+import "C"
+
+import (
+	"fmt"
+
+	"github.com/casperii/casperii/internal/mpi"
+)
+
+// StartRMA lets MPI_Win_allocate redirect windows through the ghosts over
+// gwin, the internal dynamic window every process created at MPI_Init
+// (rma.h). The user holds a shared lock_all on it until FinishRMA.
+func StartRMA(gwin mpi.Win, verbose int) error {
+	C.csp_rma.verbose = C.int(verbose)
+	if rc := C.csp_rma_start(C.MPI_Win(gwin.Raw())); rc != C.MPI_SUCCESS {
+		return fmt.Errorf("user: locking the internal RMA window: %w", mpi.CodeError(int(rc), "MPI_Win_lock_all"))
+	}
+	return nil
+}
+
+// FinishRMA releases the internal window (MPI_Finalize, after the ghost
+// was told: collective over every process, ghosts included).
+func FinishRMA() error {
+	return mpi.CodeError(int(C.csp_rma_finish()), "MPI_Win_free")
+}
+
+// RMAStats are the redirection counters printed with CSP_STATS=1.
+type RMAStats struct {
+	Ops, Windows, LockRetries uint64
+}
+
+// CurrentRMAStats returns this process's redirection counters.
+func CurrentRMAStats() RMAStats {
+	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries)}
+}

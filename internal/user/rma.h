@@ -1,0 +1,128 @@
+/*
+ * rma.h: one-sided communication through the ghosts (Casper's redirection).
+ *
+ * A window of MPI_Win_allocate is redirected: its memory comes from the
+ * user's shared heap, which the user's ghost maps, and every RMA operation
+ * to target rank r goes to r's ghost, on one internal dynamic window
+ * (csp_rma.gwin) that spans the real world, users and ghosts, created at
+ * MPI_Init. The ghost attaches each heap segment that holds window memory
+ * (CSP_OP_WIN_ATTACH) and tells the user its own address of it, which
+ * every member of the window learns at creation. An operation at target
+ * displacement d of rank r becomes one at gbase(r) + d * disp_unit(r) on
+ * r's ghost, so the ghost's MPI progress completes it while r computes.
+ *
+ * Every user holds a shared lock_all (MPI_MODE_NOCHECK) on gwin from
+ * MPI_Init to MPI_Finalize, so one origin's operations are always in an
+ * epoch there; the application's epochs live on its own window W, an
+ * MPI_Win_create over the same memory and communicator, which also keeps
+ * the group, attributes, info and error handlers MPI gives it:
+ *
+ *   fence, post/start/complete/wait/test: W's own calls, after the
+ *     origin's operations to the affected targets are flushed on gwin;
+ *   lock/unlock, lock_all/unlock_all: W's calls with MPI_MODE_NOCHECK (no
+ *     message, but MPICH checks the epoch rules), while the lock itself
+ *     is a word in the target's window header taken with atomics on gwin,
+ *     which the target's ghost serves (csp_rma_lockword);
+ *   flush*, sync: gwin's, to the target's ghost.
+ *
+ * Operations on one window to one target all go to the same ghost (the
+ * one serving that user), so MPI's ordering and atomicity of accumulates
+ * hold with several ghosts per node.
+ */
+#ifndef CASPERII_RMA_H
+#define CASPERII_RMA_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Bytes before a window's memory in its heap block: the lock word. */
+#define CSP_RMA_HDR 64
+/* The lock word: number of shared holders, plus CSP_RMA_WRITER while an
+ * exclusive holder has it (negative then). */
+#define CSP_RMA_WRITER (-((int64_t)1 << 40))
+
+/* One member of a redirected window, as every member sees it. */
+struct csp_rma_target {
+    int64_t ghost;     /* world rank of the ghost serving the member      */
+    int64_t gbase;     /* that ghost's address of the member's memory      */
+    int64_t size;      /* bytes of the member's window                    */
+    int64_t disp_unit; /* the member's displacement unit                 */
+};
+
+/* What this origin holds on one target (csp_rma_win.held). */
+enum { CSP_RMA_NONE = 0, CSP_RMA_SHARED = 1, CSP_RMA_EXCL = 2, CSP_RMA_NOCHECK = 3 };
+
+struct csp_rma_win {
+    MPI_Win win;       /* the application's handle, W                    */
+    int size, rank;    /* of the window's group                          */
+    void *block;       /* heap block: header, then the memory            */
+    struct csp_rma_target *t; /* [size]                                  */
+    uint8_t *held;     /* [size] lock held on each target (CSP_RMA_*)     */
+    uint8_t *access;   /* [size] in the group of the open MPI_Win_start   */
+    int nheld;         /* targets with held != NONE                       */
+    int lock_all;      /* CSP_RMA_NONE, _SHARED or _NOCHECK               */
+    int fence;         /* a fence opened an epoch                        */
+    int started;       /* MPI_Win_start's epoch is open                  */
+    struct csp_rma_win *next; /* hash chain                              */
+};
+
+struct csp_rma {
+    int on;            /* windows may be redirected (CSP_ASYNC_MODE rma) */
+    int verbose;       /* CSP_VERBOSE                                    */
+    MPI_Win gwin;      /* internal dynamic window over the real world     */
+    int nwins;         /* redirected windows alive                        */
+    struct csp_rma_win *tab[64];
+    uint64_t n_ops;    /* operations redirected (CSP_STATS rma_redirected) */
+    uint64_t n_wins;   /* windows redirected                             */
+    uint64_t n_lock_retries;
+};
+
+extern struct csp_rma csp_rma;
+
+/* Start (MPI_Init, after gwin was created over the real world) and finish
+ * (MPI_Finalize, after the ghost was told: collective with the ghosts). */
+int csp_rma_start(MPI_Win gwin);
+int csp_rma_finish(void);
+
+static inline struct csp_rma_win *csp_rma_find(MPI_Win w)
+{
+    if (__builtin_expect(csp_rma.nwins == 0, 1))
+        return 0;
+    struct csp_rma_win *x = csp_rma.tab[((uint32_t)w * 0x9e3779b1u) >> 26];
+    while (x && x->win != w)
+        x = x->next;
+    return x;
+}
+
+/* MPI_Win_allocate: *done = 0 when the window is not redirected (the
+ * caller makes it with MPICH; nothing happened, no collective call was
+ * made unless the members agreed not to redirect). */
+int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
+                     void *baseptr, MPI_Win *win, int *done);
+int csp_rma_free(struct csp_rma_win *w, MPI_Win *win);
+
+/* The target of an operation: checks the rank, the epoch and that
+ * count elements of dt at disp fit in the target's window, then gives the
+ * ghost's rank and displacement on gwin. Returns MPI_SUCCESS, 1 for
+ * MPI_PROC_NULL (nothing to do), or an error already raised on W. */
+int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint disp,
+                      MPI_Count count, MPI_Datatype dt, int *ghost, MPI_Aint *gdisp);
+/* A second target datatype of the same operation (the result of a
+ * get-accumulate is at the origin: none). Raise rc (from PMPI on gwin) on W. */
+int csp_rma_raise_rc(struct csp_rma_win *w, const char *fn, int rc);
+
+int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_);
+int csp_rma_unlock(struct csp_rma_win *w, int rank);
+int csp_rma_lock_all(struct csp_rma_win *w, int assert_);
+int csp_rma_unlock_all(struct csp_rma_win *w);
+int csp_rma_flush(struct csp_rma_win *w, int rank, int local);
+int csp_rma_flush_all(struct csp_rma_win *w, int local);
+int csp_rma_sync(struct csp_rma_win *w);
+int csp_rma_fence(struct csp_rma_win *w, int assert_);
+int csp_rma_post(struct csp_rma_win *w, MPI_Group g, int assert_);
+int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_);
+int csp_rma_complete(struct csp_rma_win *w);
+int csp_rma_wait(struct csp_rma_win *w);
+int csp_rma_test(struct csp_rma_win *w, int *flag);
+
+#endif /* CASPERII_RMA_H */

@@ -1,0 +1,396 @@
+/*
+ * ip_rma.c: one-sided communication on MPI_Win_allocate windows, every
+ * operation and synchronization mode, checked against what MPI promises.
+ * Each check prints "result name=<check> ok=0|1" (rank 0 gathers); the
+ * values each rank sees print as "value ..." lines, which must be the
+ * same under plain MPICH and under CasperII.
+ *
+ *   ip_rma ops     every operation and epoch kind
+ *   ip_rma errors  bad input, under MPI_ERRORS_RETURN: the error class
+ *   ip_rma churn   1000 windows created and freed
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+static void result(const char *name, int ok)
+{
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("result name=%s ok=%d\n", name, all);
+}
+
+#define SLOTS 64 /* longs per rank's window, beyond the matrix below */
+#define MAT 8    /* an 8x8 matrix of ints for the strided (column) type */
+
+static MPI_Win make(long **base)
+{
+    MPI_Win w;
+    MPI_Aint bytes = SLOTS * sizeof(long) + MAT * MAT * sizeof(int);
+    MPI_Win_allocate(bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, base, &w);
+    memset(*base, 0, bytes);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return w;
+}
+
+static void attrs(MPI_Win w, long *base)
+{
+    int *flavor, *model, flag;
+    void *b;
+    MPI_Aint *sz;
+    int *du;
+    int ok = 1;
+    MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+    ok &= flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    MPI_Win_get_attr(w, MPI_WIN_MODEL, &model, &flag);
+    ok &= flag && *model == MPI_WIN_UNIFIED;
+    MPI_Win_get_attr(w, MPI_WIN_BASE, &b, &flag);
+    ok &= flag && b == base;
+    MPI_Win_get_attr(w, MPI_WIN_SIZE, &sz, &flag);
+    ok &= flag && *sz == (MPI_Aint)(SLOTS * sizeof(long) + MAT * MAT * sizeof(int));
+    MPI_Win_get_attr(w, MPI_WIN_DISP_UNIT, &du, &flag);
+    ok &= flag && *du == (int)sizeof(long);
+    MPI_Group g, wg;
+    int cmp;
+    MPI_Win_get_group(w, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_compare(g, wg, &cmp);
+    ok &= cmp == MPI_IDENT;
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    result("attributes", ok);
+}
+
+static void fence_put_get(MPI_Win w, long *base)
+{
+    /* Origin buffers stay untouched until the epoch ends: one per put. */
+    long v[64];
+    MPI_Win_fence(MPI_MODE_NOPRECEDE, w);
+    for (int t = 0; t < size; t++) {
+        v[t] = 1000 * rank + t;
+        MPI_Put(&v[t], 1, MPI_LONG, t, rank, 1, MPI_LONG, w);
+    }
+    MPI_Win_fence(0, w);
+    int ok = 1;
+    for (int s = 0; s < size; s++)
+        ok &= base[s] == 1000 * s + rank;
+    long got[64];
+    int peer = (rank + 1) % size;
+    MPI_Get(got, size, MPI_LONG, peer, 0, size, MPI_LONG, w);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+    for (int s = 0; s < size; s++)
+        ok &= got[s] == 1000 * s + peer;
+    result("fence_put_get", ok);
+}
+
+static void passive_accumulate(MPI_Win w, long *base)
+{
+    /* Every rank adds rank+1 to slot 40 of every target, under shared
+     * locks, 50 times: accumulates are atomic per element. */
+    long v = rank + 1;
+    for (int i = 0; i < 50; i++)
+        for (int t = 0; t < size; t++) {
+            MPI_Win_lock(MPI_LOCK_SHARED, t, 0, w);
+            MPI_Accumulate(&v, 1, MPI_LONG, t, 40, 1, MPI_LONG, MPI_SUM, w);
+            MPI_Win_unlock(t, w);
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    long mine = base[40];
+    MPI_Win_unlock(rank, w);
+    result("passive_accumulate", mine == 50L * size * (size + 1) / 2);
+    printf("value rank=%d accumulate=%ld\n", rank, mine);
+}
+
+static void exclusive_counter(MPI_Win w, long *base)
+{
+    /* Get, add one, put under an exclusive lock: no update is lost. */
+    for (int i = 0; i < 30; i++) {
+        long c;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+        MPI_Get(&c, 1, MPI_LONG, 0, 41, 1, MPI_LONG, w);
+        MPI_Win_flush(0, w);
+        c++;
+        MPI_Put(&c, 1, MPI_LONG, 0, 41, 1, MPI_LONG, w);
+        MPI_Win_unlock(0, w);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    long c = -1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+    MPI_Get(&c, 1, MPI_LONG, 0, 41, 1, MPI_LONG, w);
+    MPI_Win_unlock(0, w);
+    result("exclusive_counter", c == 30L * size);
+    (void)base;
+}
+
+static void atomics(MPI_Win w, long *base)
+{
+    MPI_Win_lock_all(0, w);
+    long one = 1, old, sum = 0;
+    for (int i = 0; i < 40; i++) {
+        MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 42, MPI_SUM, w);
+        MPI_Win_flush(0, w);
+        sum += old >= 0;
+    }
+    /* Compare-and-swap: exactly one rank wins slot 43 of rank size-1. */
+    long mine = rank + 1, zero = 0, prev = -1;
+    MPI_Compare_and_swap(&mine, &zero, &prev, MPI_LONG, size - 1, 43, w);
+    MPI_Win_flush(size - 1, w);
+    MPI_Win_unlock_all(w);
+    int won = prev == 0, winners = 0;
+    MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    long total = -1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+    MPI_Get(&total, 1, MPI_LONG, 0, 42, 1, MPI_LONG, w);
+    MPI_Win_unlock(0, w);
+    result("fetch_and_op", total == 40L * size && sum == 40);
+    result("compare_and_swap", winners == 1);
+    (void)base;
+}
+
+static void get_accumulate(MPI_Win w, long *base)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        base[44] = 7;
+    MPI_Barrier(MPI_COMM_WORLD);
+    long v = 0, got = -1, rep = 100 + rank, old = -1;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+    MPI_Get_accumulate(&v, 1, MPI_LONG, &got, 1, MPI_LONG, 0, 44, 1, MPI_LONG, MPI_NO_OP, w);
+    MPI_Win_flush(0, w);
+    MPI_Get_accumulate(&rep, 1, MPI_LONG, &old, 1, MPI_LONG, 0, 45, 1, MPI_LONG, MPI_REPLACE, w);
+    MPI_Win_unlock(0, w);
+    int ok = got == 7 && (old == 0 || (old >= 100 && old < 100 + size));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        ok &= base[45] >= 100 && base[45] < 100 + size;
+    result("get_accumulate", ok);
+}
+
+static void request_ops(MPI_Win w, long *base)
+{
+    int peer = (rank + 1) % size;
+    MPI_Win_lock_all(0, w);
+    MPI_Request r[3];
+    MPI_Status sts[2];
+    long v = 500 + rank, acc = 3, got = -1;
+    MPI_Rput(&v, 1, MPI_LONG, peer, 46, 1, MPI_LONG, w, &r[0]);
+    MPI_Raccumulate(&acc, 1, MPI_LONG, peer, 47, 1, MPI_LONG, MPI_SUM, w, &r[1]);
+    MPI_Waitall(2, r, sts);
+    MPI_Win_flush(peer, w);
+    MPI_Rget(&got, 1, MPI_LONG, peer, 46, 1, MPI_LONG, w, &r[2]);
+    MPI_Wait(&r[2], MPI_STATUS_IGNORE);
+    long zero = 0, ga = -1;
+    MPI_Request q;
+    MPI_Rget_accumulate(&zero, 1, MPI_LONG, &ga, 1, MPI_LONG, peer, 47, 1, MPI_LONG, MPI_NO_OP, w, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Win_unlock_all(w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int from = (rank + size - 1) % size;
+    result("request_ops", got == 500 + rank && ga == 3 && base[46] == 500 + from && base[47] == 3);
+}
+
+static void pscw_ring(MPI_Win w, long *base)
+{
+    /* Rank r exposes to r-1 and accesses r+1. */
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    MPI_Group wg, gnext, gprev;
+    MPI_Win_get_group(w, &wg);
+    MPI_Group_incl(wg, 1, &next, &gnext);
+    MPI_Group_incl(wg, 1, &prev, &gprev);
+    for (int round = 0; round < 3; round++) {
+        MPI_Win_post(gprev, 0, w);
+        MPI_Win_start(gnext, 0, w);
+        long v = 10 * round + rank;
+        MPI_Put(&v, 1, MPI_LONG, next, 48, 1, MPI_LONG, w);
+        MPI_Win_complete(w);
+        if (round == 2) {
+            int flag = 0;
+            while (!flag)
+                MPI_Win_test(w, &flag);
+        } else {
+            MPI_Win_wait(w);
+        }
+        if (base[48] != 10 * round + prev) {
+            result("pscw", 0);
+            goto out;
+        }
+    }
+    result("pscw", 1);
+out:
+    MPI_Group_free(&gnext);
+    MPI_Group_free(&gprev);
+    MPI_Group_free(&wg);
+}
+
+static void strided(MPI_Win w, long *base)
+{
+    /* Put a column of the peer's 8x8 int matrix (a vector type at the
+     * target), get it back through the same type. */
+    int *mat = (int *)(base + SLOTS);
+    MPI_Datatype col;
+    MPI_Type_vector(MAT, 1, MAT, MPI_INT, &col);
+    MPI_Type_commit(&col);
+    int peer = (rank + 1) % size, from = (rank + size - 1) % size;
+    int v[MAT], back[MAT];
+    for (int i = 0; i < MAT; i++)
+        v[i] = 100 * rank + i;
+    MPI_Aint disp = SLOTS + 0; /* in longs: the matrix starts there */
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, w);
+    MPI_Put(v, MAT, MPI_INT, peer, disp, 1, col, w);
+    MPI_Win_flush(peer, w);
+    MPI_Get(back, MAT, MPI_INT, peer, disp, 1, col, w);
+    MPI_Win_unlock(peer, w);
+    MPI_Type_free(&col); /* freed while the window lives on */
+    MPI_Barrier(MPI_COMM_WORLD);
+    int ok = memcmp(v, back, sizeof v) == 0;
+    for (int i = 0; i < MAT; i++)
+        ok &= mat[i * MAT] == 100 * from + i && (i == 0 || mat[i * MAT + 1] == 0);
+    result("strided", ok);
+    printf("value rank=%d column=%d,%d,%d\n", rank, mat[0], mat[MAT], mat[7 * MAT]);
+}
+
+static void flushes(MPI_Win w, long *base)
+{
+    int peer = (rank + 1) % size;
+    long v = 9000 + rank;
+    MPI_Win_lock_all(0, w);
+    MPI_Put(&v, 1, MPI_LONG, peer, 49, 1, MPI_LONG, w);
+    MPI_Win_flush_local(peer, w);
+    v = -1; /* the origin buffer is free again */
+    MPI_Win_flush_all(w);
+    long w50 = 1;
+    MPI_Accumulate(&w50, 1, MPI_LONG, peer, 50, 1, MPI_LONG, MPI_SUM, w);
+    MPI_Win_flush_local_all(w);
+    MPI_Win_unlock_all(w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    MPI_Win_sync(w);
+    int from = (rank + size - 1) % size;
+    int ok = base[49] == 9000 + from && base[50] == 1;
+    MPI_Win_unlock(rank, w);
+    /* MPI_PROC_NULL targets do nothing, in any epoch. */
+    MPI_Win_lock_all(0, w);
+    MPI_Put(&v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, w);
+    MPI_Request r;
+    MPI_Rget(&v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, w, &r);
+    ok &= r == MPI_REQUEST_NULL || MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    MPI_Win_unlock_all(w);
+    result("flushes", ok);
+}
+
+static void local_access(MPI_Win w, long *base)
+{
+    /* Load/store on one's own window memory, then a peer reads it. */
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
+    base[51] = 77 + rank;
+    MPI_Win_unlock(rank, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int peer = (rank + 1) % size;
+    long got = -1;
+    MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+    MPI_Get(&got, 1, MPI_LONG, peer, 51, 1, MPI_LONG, w);
+    MPI_Win_unlock(peer, w);
+    result("local_access", got == 77 + peer);
+}
+
+static int check_err(const char *name, int rc, int want)
+{
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    if (rank == 0)
+        printf("value name=%s class=%d\n", name, cls);
+    return cls == want;
+}
+
+static void errors(void)
+{
+    long *base;
+    MPI_Win w = make(&base);
+    MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+    long v = 1;
+    int ok = 1;
+    ok &= check_err("put_no_epoch", MPI_Put(&v, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w), MPI_ERR_RMA_SYNC);
+    { int rc = MPI_Win_lock(7, 0, 0, w), c = 0; MPI_Error_class(rc, &c); check_err("lock_type", rc, c); ok &= c == MPI_ERR_LOCKTYPE || c == MPI_ERR_ARG; }
+    ok &= check_err("unlock_unlocked", MPI_Win_unlock(0, w), MPI_ERR_RMA_SYNC);
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+    ok &= check_err("put_rank", MPI_Put(&v, 1, MPI_LONG, size + 3, 0, 1, MPI_LONG, w), MPI_ERR_RANK);
+    MPI_Win_unlock(0, w);
+    result("errors", ok);
+    MPI_Win_free(&w);
+}
+
+/* Out of the window: MPICH does not check it where the network writes
+ * directly; CasperII must (its ghost's window spans more than one
+ * window), with MPI_ERR_RMA_RANGE, and the neighbouring memory intact. */
+static void range(void)
+{
+    long *base;
+    MPI_Win w = make(&base);
+    MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+    long v[4] = {5, 5, 5, 5};
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+    int rc1 = MPI_Put(v, 4, MPI_LONG, 0, SLOTS + MAT * MAT / 2 - 2, 4, MPI_LONG, w);
+    int rc2 = MPI_Put(v, 1, MPI_LONG, 0, -1, 1, MPI_LONG, w);
+    MPI_Win_unlock(0, w);
+    int c1, c2;
+    MPI_Error_class(rc1, &c1);
+    MPI_Error_class(rc2, &c2);
+    result("range", c1 == MPI_ERR_RMA_RANGE && c2 == MPI_ERR_RMA_RANGE);
+    MPI_Win_free(&w);
+}
+
+static void churn(void)
+{
+    int ok = 1;
+    for (int i = 0; i < 1000; i++) {
+        long *base;
+        MPI_Win w;
+        MPI_Win_allocate((MPI_Aint)((i % 7) * 1024 + 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+        base[0] = i;
+        MPI_Win_fence(0, w);
+        long got = -1;
+        MPI_Get(&got, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, w);
+        MPI_Win_fence(0, w);
+        ok &= got == i;
+        MPI_Win_free(&w);
+    }
+    result("churn", ok);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "ops";
+    if (strcmp(mode, "ops") == 0) {
+        long *base;
+        MPI_Win w = make(&base);
+        attrs(w, base);
+        fence_put_get(w, base);
+        passive_accumulate(w, base);
+        exclusive_counter(w, base);
+        atomics(w, base);
+        get_accumulate(w, base);
+        request_ops(w, base);
+        pscw_ring(w, base);
+        strided(w, base);
+        flushes(w, base);
+        local_access(w, base);
+        MPI_Win_free(&w);
+    } else if (strcmp(mode, "errors") == 0) {
+        errors();
+    } else if (strcmp(mode, "range") == 0) {
+        range();
+    } else if (strcmp(mode, "churn") == 0) {
+        churn();
+    }
+    MPI_Finalize();
+    return 0;
+}
