@@ -137,3 +137,30 @@ func describeNice() (int, string) {
 	}
 	return nice, group
 }
+
+// rmaBoost returns what a ghost does when it first exposes a redirected
+// window (internal/ghost/rma.go), or nil: a ghost lowered to nice 19 on a
+// shared core (not by CSP_GHOST_NICE) raises itself back to the users'
+// priority. Origins elsewhere wait for its progress while its users
+// compute, and at nice 19 it gets their core only when they leave it (a
+// lock + 8 KiB accumulate + unlock epoch then took 31-36 ms on a target
+// computing 20 ms, against 0.7-1.4 ms at nice 0; docs/design.md). It
+// polls only every CSP_RMA_POLL_US when idle, so the share it takes from
+// a computing user stays small. Lowering a nice value needs CAP_SYS_NICE
+// or a nice rlimit; without either the ghost stays at 19 and says so.
+func (r *runtime) rmaBoost(nice int) func() {
+	if nice == 0 || r.cfg.GhostNiceSet {
+		return nil
+	}
+	return func() {
+		err := eachThread(func(tid int) error { return unix.Setpriority(unix.PRIO_PROCESS, tid, 0) })
+		if err == nil {
+			err = setAutogroupNice(0)
+		}
+		if err != nil {
+			r.verbosef(1, "ghost %d: serves RMA windows but cannot raise its priority back to nice 0 (%v): operations on a target that computes wait for the scheduler; give the job CAP_SYS_NICE or a nice limit (ulimit -e 20), or a core per ghost", r.wrank, err)
+			return
+		}
+		r.verbosef(2, "ghost %d: serves RMA windows: back to nice 0", r.wrank)
+	}
+}

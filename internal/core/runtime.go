@@ -416,7 +416,7 @@ func (r *runtime) runGhost() {
 		Yield: time.Duration(r.cfg.GhostYieldUS) * time.Microsecond,
 		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond,
 		Park:  time.Duration(r.cfg.GhostParkUS) * time.Microsecond, HandOff: r.cfg.HandOff,
-		RMAWin: r.rmaWin, RMAPoll: time.Duration(r.cfg.RMAPollUS) * time.Microsecond,
+		RMAWin: r.rmaWin, RMAPoll: time.Duration(r.cfg.RMAPollUS) * time.Microsecond, RMABoost: r.rmaBoost(nice),
 	})
 	code := 0
 	if err != nil {

@@ -54,6 +54,9 @@ type Config struct {
 	// when off); while it exposes memory, no sleep is longer than RMAPoll.
 	RMAWin  mpi.Win
 	RMAPoll time.Duration
+	// RMABoost, if set, runs when the first segment is attached (the
+	// runtime raises the ghost's priority: core/priority.go).
+	RMABoost func()
 }
 
 // Ghost is one ghost process's engine.

@@ -37,6 +37,10 @@ func (g *Ghost) attach(u *user, cell uint32, r *postcell.Request) {
 		}
 		m.attached = true
 		g.rmaAttached++
+		if g.cfg.RMABoost != nil {
+			g.cfg.RMABoost()
+			g.cfg.RMABoost = nil
+		}
 	}
 	c := u.ch.Cells.At(cell)
 	c.StError, c.StFlags = 0, 0

@@ -11,6 +11,8 @@
 #include "interpose.h"
 #include "rma.h"
 
+#include <stdio.h>
+
 /* An operation with one target datatype: translate, then call PMPI on the
  * ghost's window. ARGS_BEFORE/ARGS_AFTER surround the target rank and
  * displacement in the PMPI call. */
@@ -301,4 +303,39 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
                        void *baseptr, MPI_Win *win)
 {
     return win_allocate(size, disp_unit, 1, info, comm, baseptr, win);
+}
+
+/* Windows the ghosts cannot map (memory of the application's, or none)
+ * stay MPICH's: said once per process with CSP_VERBOSE=1. */
+static void not_redirected(const char *fn)
+{
+    static int said;
+    if (!csp_rma.on || csp_rma.verbose < 1 || said)
+        return;
+    said = 1;
+    int rank = -1;
+    PMPI_Comm_rank(csp_ip_world, &rank);
+    fprintf(stderr,
+            "casperii: rank %d: windows of %s are not redirected (the ghosts map only memory of "
+            "MPI_Win_allocate): RMA on them progresses when the target calls MPI\n",
+            rank, fn);
+}
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    not_redirected("MPI_Win_create");
+    return PMPI_Win_create(base, size, disp_unit, info, CSP_IP_MAP(comm), win);
+}
+
+int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                     MPI_Win *win)
+{
+    not_redirected("MPI_Win_create");
+    return PMPI_Win_create_c(base, size, disp_unit, info, CSP_IP_MAP(comm), win);
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    not_redirected("MPI_Win_create_dynamic");
+    return PMPI_Win_create_dynamic(info, CSP_IP_MAP(comm), win);
 }

@@ -291,7 +291,8 @@ int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
         }
         if (lo < 0 || hi > t->size)
             return raise(w, MPI_ERR_RMA_RANGE,
-                         "%s: bytes [%lld, %lld) of rank %d's window are outside it (%lld bytes)", fn,
+                         "%s: bytes [%lld, %lld) of rank %d's window are outside its %lld bytes; check "
+                         "target_disp, the count and the target datatype", fn,
                          (long long)lo, (long long)hi, rank, (long long)t->size);
     }
     *ghost = (int)t->ghost;

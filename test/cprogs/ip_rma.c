@@ -8,6 +8,8 @@
  *   ip_rma ops     every operation and epoch kind
  *   ip_rma errors  bad input, under MPI_ERRORS_RETURN: the error class
  *   ip_rma churn   1000 windows created and freed
+ *   ip_rma hintoff a window with async_config=off, and one of MPI_Win_create
+ *   ip_rma fatal   a put outside the window under MPI_ERRORS_ARE_FATAL
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -363,6 +365,48 @@ static void churn(void)
     result("churn", ok);
 }
 
+static void hintoff(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "async_config", "off");
+    long *base, mem[8] = {0};
+    MPI_Win w, c;
+    MPI_Win_allocate(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
+    MPI_Info_free(&info);
+    MPI_Win_create(mem, sizeof mem, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c);
+    int ok = 1;
+    MPI_Win wins[2] = {w, c};
+    long *bases[2] = {base, mem};
+    for (int k = 0; k < 2; k++) {
+        bases[k][0] = 10 * k + rank;
+        MPI_Win_fence(0, wins[k]);
+        long got = -1;
+        int peer = (rank + 1) % size;
+        MPI_Get(&got, 1, MPI_LONG, peer, 0, 1, MPI_LONG, wins[k]);
+        MPI_Win_fence(0, wins[k]);
+        ok &= got == 10 * k + peer;
+    }
+    int *flavor, flag;
+    MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+    ok &= flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    MPI_Win_free(&w);
+    MPI_Win_free(&c);
+    result("hintoff", ok);
+}
+
+static void fatal(void)
+{
+    long *base;
+    MPI_Win w = make(&base);
+    long v = 1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+    MPI_Put(&v, 1, MPI_LONG, 0, 1 << 20, 1, MPI_LONG, w); /* aborts */
+    MPI_Win_unlock(0, w);
+    result("fatal_not_reached", 0);
+    MPI_Win_free(&w);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -390,6 +434,10 @@ int main(int argc, char **argv)
         range();
     } else if (strcmp(mode, "churn") == 0) {
         churn();
+    } else if (strcmp(mode, "hintoff") == 0) {
+        hintoff();
+    } else if (strcmp(mode, "fatal") == 0) {
+        fatal();
     }
     MPI_Finalize();
     return 0;
