@@ -127,3 +127,29 @@ func TestRMAWindows(t *testing.T) {
 	}
 	require.Contains(t, res.Stderr, "windows of MPI_Win_create are not redirected", res.Output())
 }
+
+// async_config on a window: off at creation keeps it on MPICH's path;
+// MPI_Win_set_info(on) switches it at the next fence, and
+// MPI_Win_set_info(off, symmetric=true) at once; MPI_Win_get_info reports
+// the value in effect, CSP_VERBOSE=1 says when each switch took effect, and
+// exactly the 6 operations of the redirected phase went to the ghosts.
+func TestRMASwitch(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 6, NodeSize: 2}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"switch"}})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"switch"}, Preload: true, Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
+		require.Equal(t, int64(6), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+		require.Equal(t, int64(2), rmaStat(t, s, "rma_switches"), s.Fields.Line())
+	}
+	infos := ParseLines(res.Stdout, "infos")
+	require.Len(t, infos, l.Users())
+	for _, f := range infos {
+		require.True(t, f.Match("async_config=off,on,off"), "MPI_Win_get_info reports the value in effect: %s", f.Line())
+	}
+	require.Contains(t, res.Stderr, "async_config=on took effect at MPI_Win_fence", res.Output())
+	require.Contains(t, res.Stderr, "async_config=off took effect at MPI_Win_set_info (symmetric=true)", res.Output())
+}

@@ -20,7 +20,7 @@
     int fn proto                                                                                   \
     {                                                                                              \
         struct csp_rma_win *w_ = csp_rma_find(win);                                                \
-        if (!w_)                                                                                   \
+        if (!w_ || w_->direct)                                                                     \
             return pmpi_direct;                                                                    \
         int g_;                                                                                    \
         MPI_Aint gd_;                                                                              \
@@ -275,6 +275,10 @@ CSP_RMA_SYNC(MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), PMPI_Win
 CSP_RMA_SYNC(MPI_Win_complete, (MPI_Win win), PMPI_Win_complete(win), csp_rma_complete(w_))
 CSP_RMA_SYNC(MPI_Win_wait, (MPI_Win win), PMPI_Win_wait(win), csp_rma_wait(w_))
 CSP_RMA_SYNC(MPI_Win_test, (MPI_Win win, int *flag), PMPI_Win_test(win, flag), csp_rma_test(w_, flag))
+CSP_RMA_SYNC(MPI_Win_set_info, (MPI_Win win, MPI_Info info), PMPI_Win_set_info(win, info),
+             csp_rma_set_info(w_, info))
+CSP_RMA_SYNC(MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), PMPI_Win_get_info(win, info_used),
+             csp_rma_get_info(w_, info_used))
 
 /* ---- creation ---- */
 

@@ -113,16 +113,27 @@ static int attach(void *p, size_t n, int64_t *gaddr)
     return MPI_SUCCESS;
 }
 
-/* hint_off: the window's info says async_config=off. */
-static int hint_off(MPI_Info info)
+/* info_value reads key of info into v (size n); 0 when absent. */
+static int info_value(MPI_Info info, const char *key, char *v, int n)
 {
-    if (info == MPI_INFO_NULL)
-        return 0;
-    char v[16];
     int flag = 0;
-    if (PMPI_Info_get(info, "async_config", (int)sizeof v - 1, v, &flag) != MPI_SUCCESS || !flag)
+    if (info == MPI_INFO_NULL || PMPI_Info_get(info, key, n - 1, v, &flag) != MPI_SUCCESS)
         return 0;
-    return strcmp(v, "off") == 0;
+    return flag;
+}
+
+int csp_rma_hint(MPI_Info info, int *symmetric)
+{
+    char v[32];
+    if (symmetric)
+        *symmetric = info_value(info, "symmetric", v, sizeof v) && strcmp(v, "true") == 0;
+    if (!info_value(info, "async_config", v, sizeof v))
+        return CSP_RMA_HINT_UNSET;
+    if (strcmp(v, "on") == 0 || strcmp(v, "auto") == 0)
+        return CSP_RMA_HINT_ON;
+    if (strcmp(v, "off") == 0)
+        return CSP_RMA_HINT_OFF;
+    return CSP_RMA_HINT_BAD;
 }
 
 static void insert(struct csp_rma_win *w)
@@ -168,9 +179,11 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
      * together (one Allgather): a member with bad arguments, the hint
      * off, or no memory makes every member fall back to MPICH's window,
      * which then reports the bad arguments as MPICH does. */
-    int64_t mine[5] = {0, csp_u.ghost_wrank, 0, size, disp_unit};
+    int hint = csp_rma_hint(info, NULL);
+    int64_t mine[6] = {0, csp_u.ghost_wrank, 0, size, disp_unit,
+                       hint == CSP_RMA_HINT_OFF || (hint == CSP_RMA_HINT_UNSET && csp_rma.default_off)};
     void *block = NULL;
-    if (size >= 0 && disp_unit > 0 && !hint_off(info) && (uint64_t)size < ((uint64_t)1 << 46)) {
+    if (size >= 0 && disp_unit > 0 && hint != CSP_RMA_HINT_BAD && (uint64_t)size < ((uint64_t)1 << 46)) {
         CSP_LOCK();
         block = csp_heap_alloc(csp_u.heap, (size_t)size + CSP_RMA_HDR);
         if (block) {
@@ -182,11 +195,13 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
         }
         CSP_UNLOCK();
     }
-    int64_t *all = malloc(sizeof(int64_t) * 5 * (size_t)n);
-    int rc = all ? PMPI_Allgather(mine, 5, MPI_INT64_T, all, 5, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
-    int ok = rc == MPI_SUCCESS;
-    for (int i = 0; ok && i < n; i++)
-        ok = all[5 * i] == 1;
+    int64_t *all = malloc(sizeof(int64_t) * 6 * (size_t)n);
+    int rc = all ? PMPI_Allgather(mine, 6, MPI_INT64_T, all, 6, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
+    int ok = rc == MPI_SUCCESS, off = 0;
+    for (int i = 0; ok && i < n; i++) {
+        ok = all[6 * i] == 1;
+        off |= all[6 * i + 5] != 0;
+    }
     struct csp_rma_win *w = ok ? calloc(1, sizeof *w) : NULL;
     if (w) {
         w->t = malloc(sizeof(struct csp_rma_target) * (size_t)n);
@@ -209,10 +224,10 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
         return rc == MPI_SUCCESS ? MPI_SUCCESS : rc;
     }
     for (int i = 0; i < n; i++) {
-        w->t[i].ghost = all[5 * i + 1];
-        w->t[i].gbase = all[5 * i + 2];
-        w->t[i].size = all[5 * i + 3];
-        w->t[i].disp_unit = all[5 * i + 4];
+        w->t[i].ghost = all[6 * i + 1];
+        w->t[i].gbase = all[6 * i + 2];
+        w->t[i].size = all[6 * i + 3];
+        w->t[i].disp_unit = all[6 * i + 4];
     }
     free(all);
     char *base = (char *)block + CSP_RMA_HDR;
@@ -227,6 +242,8 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
         return rc;
     }
     w->win = *win;
+    w->direct = off; /* async_config=off: MPICH's path until switched on */
+    w->pending = -1;
     w->size = n;
     w->rank = me;
     w->block = block;
@@ -368,6 +385,8 @@ static int release(struct csp_rma_win *w, int rank, int type)
 
 int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_)
 {
+    if (w->direct)
+        return PMPI_Win_lock(type, rank, assert_, w->win);
     /* W's lock with NOCHECK sends nothing: MPICH checks the arguments and
      * the epoch rules, and W's free and unlock know it. */
     int rc = PMPI_Win_lock(type, rank, assert_ | MPI_MODE_NOCHECK, w->win);
@@ -389,6 +408,8 @@ int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_)
 
 int csp_rma_unlock(struct csp_rma_win *w, int rank)
 {
+    if (w->direct)
+        return PMPI_Win_unlock(rank, w->win);
     if (rank < 0 || rank >= w->size || w->held[rank] == CSP_RMA_NONE)
         return PMPI_Win_unlock(rank, w->win); /* MPICH's answer, and error */
     int rc = PMPI_Win_flush((int)w->t[rank].ghost, csp_rma.gwin);
@@ -405,6 +426,8 @@ int csp_rma_unlock(struct csp_rma_win *w, int rank)
 
 int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
 {
+    if (w->direct)
+        return PMPI_Win_lock_all(assert_, w->win);
     int rc = PMPI_Win_lock_all(assert_ | MPI_MODE_NOCHECK, w->win);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -443,6 +466,8 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
 
 int csp_rma_unlock_all(struct csp_rma_win *w)
 {
+    if (w->direct)
+        return PMPI_Win_unlock_all(w->win);
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
     int rc = PMPI_Win_flush_all(csp_rma.gwin);
@@ -469,6 +494,8 @@ static int passive(const struct csp_rma_win *w, int rank)
 int csp_rma_flush(struct csp_rma_win *w, int rank, int local)
 {
     const char *fn = local ? "MPI_Win_flush_local" : "MPI_Win_flush";
+    if (w->direct)
+        return local ? PMPI_Win_flush_local(rank, w->win) : PMPI_Win_flush(rank, w->win);
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size)
@@ -484,6 +511,8 @@ int csp_rma_flush(struct csp_rma_win *w, int rank, int local)
 int csp_rma_flush_all(struct csp_rma_win *w, int local)
 {
     const char *fn = local ? "MPI_Win_flush_local_all" : "MPI_Win_flush_all";
+    if (w->direct)
+        return local ? PMPI_Win_flush_local_all(w->win) : PMPI_Win_flush_all(w->win);
     if (!w->lock_all && w->nheld == 0)
         return raise(w, MPI_ERR_RMA_SYNC, "%s: no passive-target epoch is open on this window", fn);
     int rc = local ? PMPI_Win_flush_local_all(csp_rma.gwin) : PMPI_Win_flush_all(csp_rma.gwin);
@@ -496,6 +525,61 @@ int csp_rma_sync(struct csp_rma_win *w)
     return PMPI_Win_sync(w->win);
 }
 
+/* ---- switching (MPI_Win_set_info) ---- */
+
+/* quiet: no epoch of this process is open on w. */
+static int quiet(const struct csp_rma_win *w)
+{
+    return !w->fence && !w->lock_all && w->nheld == 0 && !w->started;
+}
+
+static void apply_switch(struct csp_rma_win *w, const char *where)
+{
+    int off = w->pending == CSP_RMA_HINT_OFF;
+    w->pending = -1;
+    if (off == w->direct)
+        return;
+    w->direct = off;
+    csp_rma.n_switches++;
+    if (csp_rma.verbose >= 1 && w->rank == 0)
+        fprintf(stderr, "casperii: window 0x%x: async_config=%s took effect at %s\n", (unsigned)w->win,
+                off ? "off" : "on", where);
+}
+
+int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
+{
+    int symmetric = 0;
+    int hint = csp_rma_hint(info, &symmetric);
+    if (hint == CSP_RMA_HINT_BAD)
+        return raise(w, MPI_ERR_INFO_VALUE,
+                     "MPI_Win_set_info: async_config must be on, off or auto");
+    int rc = PMPI_Win_set_info(w->win, info);
+    if (rc != MPI_SUCCESS || hint == CSP_RMA_HINT_UNSET)
+        return rc;
+    /* MPI_Win_set_info is collective: every member asks the same. The
+     * switch waits for the next fence, where no origin of the window has
+     * an epoch open (its synchronization orders every member's operations
+     * of the old path before any of the new), unless the application
+     * asserts that now is such a point (symmetric=true, as in Casper). */
+    w->pending = hint;
+    if (symmetric && quiet(w)) {
+        /* This origin's operations of the old path are complete; the
+         * application asserts that no other member has any in flight. */
+        rc = w->direct ? MPI_SUCCESS : PMPI_Win_flush_all(csp_rma.gwin);
+        apply_switch(w, "MPI_Win_set_info (symmetric=true)");
+        return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
+    }
+    return MPI_SUCCESS;
+}
+
+int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info)
+{
+    int rc = PMPI_Win_get_info(w->win, info);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "async_config", w->direct ? "off" : "on");
+    return rc;
+}
+
 /* ---- active target ---- */
 
 int csp_rma_fence(struct csp_rma_win *w, int assert_)
@@ -503,14 +587,17 @@ int csp_rma_fence(struct csp_rma_win *w, int assert_)
     /* The origin's operations of the closing epoch complete at their
      * targets before the fence's synchronization, so every target sees
      * them once its own fence returns. */
-    if (w->fence) {
+    if (w->fence && !w->direct) {
         int rc = PMPI_Win_flush_all(csp_rma.gwin);
         if (rc != MPI_SUCCESS)
             return csp_rma_raise_rc(w, "MPI_Win_fence", rc);
     }
     int rc = PMPI_Win_fence(assert_, w->win);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
         w->fence = !(assert_ & MPI_MODE_NOSUCCEED);
+        if (w->pending >= 0)
+            apply_switch(w, "MPI_Win_fence");
+    }
     return rc;
 }
 
@@ -522,7 +609,7 @@ int csp_rma_post(struct csp_rma_win *w, MPI_Group g, int assert_)
 int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_)
 {
     int rc = PMPI_Win_start(g, assert_, w->win);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS || w->direct)
         return rc;
     MPI_Group wg;
     int n = 0;
@@ -550,7 +637,7 @@ int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_)
 int csp_rma_complete(struct csp_rma_win *w)
 {
     int rc = MPI_SUCCESS;
-    if (w->started)
+    if (w->started && !w->direct)
         for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
             if (w->access[r])
                 rc = PMPI_Win_flush((int)w->t[r].ghost, csp_rma.gwin);

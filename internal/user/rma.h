@@ -49,6 +49,9 @@ struct csp_rma_target {
     int64_t disp_unit; /* the member's displacement unit                 */
 };
 
+/* The async_config hint of a window's info (csp_rma_hint). */
+enum { CSP_RMA_HINT_UNSET = -1, CSP_RMA_HINT_ON = 0, CSP_RMA_HINT_OFF = 1, CSP_RMA_HINT_BAD = 2 };
+
 /* What this origin holds on one target (csp_rma_win.held). */
 enum { CSP_RMA_NONE = 0, CSP_RMA_SHARED = 1, CSP_RMA_EXCL = 2, CSP_RMA_NOCHECK = 3 };
 
@@ -63,18 +66,24 @@ struct csp_rma_win {
     int lock_all;      /* CSP_RMA_NONE, _SHARED or _NOCHECK               */
     int fence;         /* a fence opened an epoch                        */
     int started;       /* MPI_Win_start's epoch is open                  */
+    int direct;        /* async_config=off now: every call goes to W as is */
+    int pending;       /* a switch asked by MPI_Win_set_info (CSP_RMA_HINT_ON
+                          or _OFF), taken at the next fence; -1: none     */
     struct csp_rma_win *next; /* hash chain                              */
 };
 
 struct csp_rma {
     int on;            /* windows may be redirected (CSP_ASYNC_MODE rma) */
     int verbose;       /* CSP_VERBOSE                                    */
+    int default_off;   /* CSP_ASYNC_CONFIG=off: windows without the hint
+                          start on MPICH's path                           */
     MPI_Win gwin;      /* internal dynamic window over the real world     */
     int nwins;         /* redirected windows alive                        */
     struct csp_rma_win *tab[64];
     uint64_t n_ops;    /* operations redirected (CSP_STATS rma_redirected) */
     uint64_t n_wins;   /* windows redirected                             */
     uint64_t n_lock_retries;
+    uint64_t n_switches; /* windows switched by MPI_Win_set_info          */
 };
 
 extern struct csp_rma csp_rma;
@@ -100,6 +109,13 @@ static inline struct csp_rma_win *csp_rma_find(MPI_Win w)
 int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
                      void *baseptr, MPI_Win *win, int *done);
 int csp_rma_free(struct csp_rma_win *w, MPI_Win *win);
+
+/* The async_config hint of info (CSP_RMA_HINT_*), and symmetric=true. */
+int csp_rma_hint(MPI_Info info, int *symmetric);
+/* MPI_Win_set_info: a change of async_config takes effect at the next
+ * fence (at once with symmetric=true); MPI_Win_get_info reports it. */
+int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info);
+int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info);
 
 /* The target of an operation: checks the rank, the epoch and that
  * count elements of dt at disp fit in the target's window, then gives the

@@ -10,6 +10,9 @@
  *   ip_rma churn   1000 windows created and freed
  *   ip_rma hintoff a window with async_config=off, and one of MPI_Win_create
  *   ip_rma fatal   a put outside the window under MPI_ERRORS_ARE_FATAL
+ *   ip_rma switch  async_config off, then on at a fence, then off at once
+ *                  (symmetric=true): exactly 6 operations per rank take
+ *                  the ghosts' path
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -395,6 +398,67 @@ static void hintoff(void)
     result("hintoff", ok);
 }
 
+/* The async_config MPI_Win_get_info reports ("-": none, as MPICH). */
+static char infos[3][16];
+static void info_of(MPI_Win w, int k)
+{
+    MPI_Info got;
+    int flag = 0;
+    MPI_Win_get_info(w, &got);
+    MPI_Info_get(got, "async_config", sizeof infos[k] - 1, infos[k], &flag);
+    MPI_Info_free(&got);
+    if (!flag)
+        strcpy(infos[k], "-");
+}
+
+static void switching(void)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "async_config", "off");
+    long *base;
+    MPI_Win w;
+    MPI_Win_allocate(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
+    memset(base, 0, 8 * sizeof(long));
+    int peer = (rank + 1) % size, from = (rank + size - 1) % size, ok = 1;
+    info_of(w, 0);
+    long v = 10 + rank, one = 1;
+    /* off: MPICH's path */
+    MPI_Win_fence(0, w);
+    MPI_Put(&v, 1, MPI_LONG, peer, 0, 1, MPI_LONG, w);
+    MPI_Win_set_info(w, (MPI_Info_set(info, "async_config", "on"), info));
+    MPI_Win_fence(0, w); /* the switch to on takes effect here */
+    ok &= base[0] == 10 + from;
+    info_of(w, 1);
+    v = 20 + rank;
+    MPI_Put(&v, 1, MPI_LONG, peer, 1, 1, MPI_LONG, w); /* 1 redirected */
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+    ok &= base[1] == 20 + from;
+    for (int i = 0; i < 5; i++) { /* 5 redirected */
+        MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+        MPI_Accumulate(&one, 1, MPI_LONG, peer, 2, 1, MPI_LONG, MPI_SUM, w);
+        MPI_Win_unlock(peer, w);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info_set(info, "async_config", "off");
+    MPI_Info_set(info, "symmetric", "true");
+    MPI_Win_set_info(w, info); /* off at once */
+    info_of(w, 2);
+    printf("infos rank=%d async_config=%s,%s,%s\n", rank, infos[0], infos[1], infos[2]);
+    for (int i = 0; i < 5; i++) {
+        MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+        MPI_Accumulate(&one, 1, MPI_LONG, peer, 2, 1, MPI_LONG, MPI_SUM, w);
+        MPI_Win_unlock(peer, w);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    ok &= base[2] == 10;
+    MPI_Win_unlock(rank, w);
+    MPI_Info_free(&info);
+    MPI_Win_free(&w);
+    result("switch", ok);
+}
+
 static void fatal(void)
 {
     long *base;
@@ -438,6 +502,8 @@ int main(int argc, char **argv)
         hintoff();
     } else if (strcmp(mode, "fatal") == 0) {
         fatal();
+    } else if (strcmp(mode, "switch") == 0) {
+        switching();
     }
     MPI_Finalize();
     return 0;
