@@ -25,6 +25,9 @@ static struct {
     int64_t gbase;
 } attached[CSP_MAX_SEGS];
 
+void csp_rma_table_lock(void) { CSP_LOCK(); }
+void csp_rma_table_unlock(void) { CSP_UNLOCK(); }
+
 static unsigned bucket(MPI_Win w) { return ((uint32_t)w * 0x9e3779b1u) >> 26; }
 
 int csp_rma_start(MPI_Win gwin)
@@ -138,14 +141,17 @@ int csp_rma_hint(MPI_Info info, int *symmetric)
 
 static void insert(struct csp_rma_win *w)
 {
+    CSP_LOCK();
     unsigned b = bucket(w->win);
     w->next = csp_rma.tab[b];
     csp_rma.tab[b] = w;
     csp_rma.nwins++;
+    CSP_UNLOCK();
 }
 
 static void unlink_win(struct csp_rma_win *w)
 {
+    CSP_LOCK();
     struct csp_rma_win **p = &csp_rma.tab[bucket(w->win)];
     while (*p && *p != w)
         p = &(*p)->next;
@@ -153,6 +159,7 @@ static void unlink_win(struct csp_rma_win *w)
         *p = w->next;
         csp_rma.nwins--;
     }
+    CSP_UNLOCK();
 }
 
 static void free_record(struct csp_rma_win *w)

@@ -88,18 +88,27 @@ struct csp_rma {
 
 extern struct csp_rma csp_rma;
 
+/* csp_u.lock under MPI_THREAD_MULTIPLE (rma.c). */
+void csp_rma_table_lock(void);
+void csp_rma_table_unlock(void);
+
 /* Start (MPI_Init, after gwin was created over the real world) and finish
  * (MPI_Finalize, after the ghost was told: collective with the ghosts). */
 int csp_rma_start(MPI_Win gwin);
 int csp_rma_finish(void);
 
+/* The redirected window of handle w, or NULL. One load while there is
+ * none. Under MPI_THREAD_MULTIPLE the table is read under csp_u.lock
+ * (other threads may make or free other windows meanwhile). */
 static inline struct csp_rma_win *csp_rma_find(MPI_Win w)
 {
     if (__builtin_expect(csp_rma.nwins == 0, 1))
         return 0;
+    csp_rma_table_lock();
     struct csp_rma_win *x = csp_rma.tab[((uint32_t)w * 0x9e3779b1u) >> 26];
     while (x && x->win != w)
         x = x->next;
+    csp_rma_table_unlock();
     return x;
 }
 
