@@ -52,7 +52,7 @@ static inline double now_us(void)
  * taken from the ring yet. */
 static int owed_locked(void)
 {
-    if (__atomic_load_n(&csp_u.ghost->busy, __ATOMIC_RELAXED) != 0)
+    if (csp_ghost_busy(csp_u.ghost))
         return 1;
     return spsc_free(&csp_u.prod) != spsc_capacity(&csp_u.ring);
 }
