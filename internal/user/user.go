@@ -179,15 +179,10 @@ func Start(cfg Config) error {
 	u.heap = (*C.struct_csp_heap)(hp.C())
 	u.heap.on_remove = (*[0]byte)(C.csp_segment_removed)
 
-	t := &u.tags
-	t.exposed_ub = C.int(cfg.ExposedUB)
 	if cfg.Tags != nil {
-		s := cfg.Tags.Shifts()
-		t.user_bits = C.int(cfg.Tags.UserBits())
-		t.dst_shift, t.src_shift = C.int(s.Dst.Shift), C.int(s.Src.Shift)
-		t.ctx_shift, t.flag_shift = C.int(s.Ctx.Shift), C.int(s.Flags.Shift)
-		t.user_mask, t.off_mask = C.uint32_t(s.Tag.Mask), C.uint32_t(s.Src.Mask)
-		t.ctx_mask, t.flag_mask = C.uint32_t(s.Ctx.Mask), C.uint32_t(s.Flags.Mask)
+		*(*tagenc.CTags)(unsafe.Pointer(&u.tags)) = cfg.Tags.CTags(cfg.ExposedUB)
+	} else {
+		u.tags.exposed_ub = C.int32_t(cfg.ExposedUB)
 	}
 
 	u.progress_comm = C.MPI_Comm(cfg.Progress.Raw())

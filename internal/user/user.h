@@ -23,6 +23,7 @@
 #include "heap.h"
 #include "postcell.h"
 #include "spsc.h"
+#include "tagenc.h"
 
 /* Algorithms, the values of info.Algorithm. */
 enum csp_algo {
@@ -75,14 +76,6 @@ struct csp_comm {
     /* Profile of the automatic route choice (prof.c), while csp_u.prof:
      * messages and bytes sent since the runtime last read them. */
     uint64_t ep_msgs, ep_bytes;
-};
-
-/* Tag layout (tagenc.Layout.Shifts). */
-struct csp_tags {
-    int exposed_ub;
-    int user_bits;
-    int dst_shift, src_shift, ctx_shift, flag_shift;
-    uint32_t user_mask, off_mask, ctx_mask, flag_mask;
 };
 
 /* Error codes registered at MPI_Init, each with its one-line explanation. */
@@ -465,13 +458,6 @@ static inline struct csp_comm *csp_comm_get(MPI_Comm comm)
             return v;
         i = (i + 1) & csp_u.ctab_mask;
     }
-}
-
-static inline int csp_tag_encode(const struct csp_tags *t, uint32_t flags, uint32_t ctx,
-                                 uint32_t src, uint32_t dst, uint32_t tag)
-{
-    return (int)(flags << t->flag_shift | ctx << t->ctx_shift | src << t->src_shift |
-                 dst << t->dst_shift | tag);
 }
 
 #endif /* CASPERII_USER_H */
