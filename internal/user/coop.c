@@ -22,6 +22,9 @@
  */
 #define _GNU_SOURCE
 #include "user.h"
+#include "block.h"
+#include "liveness.h"
+#include "submit.h"
 
 #include <time.h>
 
@@ -36,9 +39,6 @@
 #define TIGHT_MISSES 4
 /* The ghost's liveness is checked every this many lends in a wait. */
 #define LEND_LIVENESS 64
-
-int csp_ghost_alive(void); /* liveness.c */
-void csp_ring_doorbell(void); /* engine.c */
 
 static inline double now_us(void)
 {

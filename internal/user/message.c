@@ -10,6 +10,11 @@
  * MPICH's own and pass through.
  */
 #include "user.h"
+#include "block.h"
+#include "post.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <stdlib.h>
 

@@ -13,6 +13,14 @@
  * handles by their kind and keeps them away from MPICH.
  */
 #include "user.h"
+#include "persist.h"
+#include "block.h"
+#include "complete.h"
+#include "dtype.h"
+#include "post.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <stdlib.h>
 

@@ -29,6 +29,7 @@
  * tracked.
  */
 #include "user.h"
+#include "route.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -483,4 +484,13 @@ int csp_mpich_cancel(MPI_Request *req)
         CSP_UNLOCK();
     }
     return PMPI_Cancel(req);
+}
+
+int csp_route_coll(MPI_Comm comm)
+{
+    CSP_LOCK();
+    struct csp_comm *c = csp_comm_get(comm);
+    int n = c && c->watch ? (int)++c->ncoll : 0;
+    CSP_UNLOCK();
+    return n;
 }

@@ -14,55 +14,11 @@ package user
 #cgo CFLAGS: -O3 -Wall -Werror
 #include <stdlib.h>
 #include "user.h"
-
-static int csp_user_attach_ring(void *mem, size_t len)
-{
-	int rc = spsc_attach(mem, len, &csp_u.ring);
-	if (rc != 0)
-		return rc;
-	spsc_producer_init(&csp_u.prod, &csp_u.ring);
-	return 0;
-}
-
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-// Posts may skip their fence if the ghost issues global membarriers and
-// this process is registered to receive them (channel.h: membarrier).
-static void csp_user_setup_fence(void)
-{
-	csp_u.fence_free = csp_u.ghost->membarrier == 1 &&
-	                   syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
-}
-
-static void csp_user_on_release(struct csp_op *op)
-{
-	if (op->utype_ref) {
-		PMPI_Type_free(&op->utype);
-		op->utype_ref = 0;
-	}
-	if (op->comm) {
-		csp_comm_unref(op->comm);
-		op->comm = NULL;
-	}
-	if (op->bounce) {
-		csp_heap_free(csp_u.heap, op->bounce);
-		op->bounce = NULL;
-	}
-}
-
-// liveness.c
-void csp_liveness_start(void);
-void csp_liveness_stop(void);
-// errnote.c
-void csp_set_errtext(int e, const char *msg);
-
-static void csp_user_init_globals(void)
-{
-	pthread_mutex_init(&csp_u.lock, NULL);
-	csp_greq.on_release = csp_user_on_release;
-}
+#include "control.h"
+#include "liveness.h"
+#include "pump.h"
+#include "block.h"
+#include "complete.h"
 */
 import "C"
 
@@ -136,6 +92,7 @@ var (
 // (SetComm) carry their point-to-point traffic through the ghost.
 func Start(cfg Config) error {
 	C.csp_user_init_globals()
+	C.csp_greq.on_release = (*[0]byte)(C.csp_op_on_release)
 	u := &C.csp_u
 	ch := cfg.Channel
 	n := ch.Hdr.Ncells

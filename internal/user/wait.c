@@ -9,14 +9,16 @@
  * from their records, errors follow MPI_ERR_IN_STATUS rules.
  */
 #include "user.h"
+#include "block.h"
+#include "complete.h"
+#include "control.h"
+#include "liveness.h"
+#include "persist.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <stdlib.h>
-
-int csp_block_until(int (*ready)(void *), void *arg); /* engine.c */
-int csp_test_miss(void);                              /* liveness.c */
-int csp_unhold(struct csp_op *op);                    /* engine.c */
-int csp_preq_free(struct csp_preq *p, MPI_Request *req);
-struct csp_op *csp_preq_op(struct csp_preq *p);
 
 static inline int ours(MPI_Request r) { return csp_is_req(r) || csp_is_preq(r); }
 
@@ -587,4 +589,23 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     if (rc == MPI_SUCCESS && !*flag)
         csp_coop_test_miss();
     return rc;
+}
+
+int csp_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    if (*req == MPI_REQUEST_NULL) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    struct csp_op *op = csp_req_op(*req);
+    if (!op)
+        return csp_mpich_test_locked(req, flag, st);
+    if (!csp_poll_op(op)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    /* Take the result from the record and return it; the error goes to
+     * our caller, not to an error handler. */
+    *flag = 1;
+    return csp_req_complete(op, req, st);
 }
