@@ -24,7 +24,7 @@ struct idup {
 };
 
 /* Called by the Wait/Test family with csp_u.lock held. */
-static int idup_poll(struct csp_op *op)
+static int idup_poll(struct csp_req *op)
 {
     struct idup *d = op->ctx;
     for (int i = 0; i < 2; i++) {

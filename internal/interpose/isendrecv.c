@@ -23,7 +23,7 @@ struct pair {
 };
 
 /* Called by the Wait/Test family with csp_u.lock held. */
-static int pair_poll(struct csp_op *op)
+static int pair_poll(struct csp_req *op)
 {
     struct pair *p = op->ctx;
     for (int i = 0; i < 2; i++) {

@@ -35,7 +35,7 @@ static uint32_t wait_target(const struct csp_backoff *b)
      * every completion frees a cell they need. */
     if (csp_u.nheld)
         return CSP_WAIT_ANY;
-    if (b->op && b->op->state == CSP_OPS_POSTED && !b->op->poll)
+    if (b->op && b->op->r.state == CSP_OPS_POSTED && !b->op->r.poll)
         return b->op->cell;
     return CSP_WAIT_ANY;
 }
@@ -46,7 +46,7 @@ static uint32_t wait_target(const struct csp_backoff *b)
 static uint32_t wait_also(const struct csp_backoff *b)
 {
     struct csp_op *a = b->also;
-    if (wait_target(b) == CSP_WAIT_ANY || !a || a == b->op || a->state != CSP_OPS_POSTED || a->poll)
+    if (wait_target(b) == CSP_WAIT_ANY || !a || a == b->op || a->r.state != CSP_OPS_POSTED || a->r.poll)
         return CSP_WAIT_ANY;
     return a->cell;
 }
@@ -116,7 +116,7 @@ static int op_ready(void *arg)
 {
     struct csp_op *op = arg;
     csp_pump();
-    if (op->state == CSP_OPS_HELD)
+    if (op->r.state == CSP_OPS_HELD)
         csp_push_held();
     return csp_poll_op(op);
 }

@@ -5,6 +5,7 @@
 #define CASPERII_USER_BLOCK_H
 
 #include "user.h"
+#include "op.h"
 
 static inline void csp_cpu_relax(void)
 {

@@ -19,7 +19,7 @@ static inline int is_recv_like(uint8_t kind)
            kind == CSP_OP_PROBE || kind == CSP_OP_IMPROBE || kind == CSP_OP_MPROBE;
 }
 
-/* Unpack the first op->st_bytes bytes of a receive's bounce block into
+/* Unpack the first op->r.st_bytes bytes of a receive's bounce block into
  * the application's buffer (op->utype is not contiguous). A message may
  * end inside an element: MPI then fills the element's first bytes and
  * leaves the rest, so that element is completed with what the buffer holds
@@ -28,7 +28,7 @@ static void unpack_bounce(struct csp_op *op)
 {
     if (op->usize <= 0)
         return;
-    int whole = (int)(op->st_bytes / op->usize), part = (int)(op->st_bytes % op->usize);
+    int whole = (int)(op->r.st_bytes / op->usize), part = (int)(op->r.st_bytes % op->usize);
     int n = whole;
     /* From MPI_BOTTOM an element is only reachable as one of the first
      * whole + 1 (absolute addresses): pack them all, take the last. */
@@ -40,7 +40,7 @@ static void unpack_bounce(struct csp_op *op)
         const char *at = bottom ? MPI_BOTTOM : (char *)op->ubuf + (MPI_Aint)whole * ext;
         /* the part that did not arrive, as the element is in memory now */
         if (csp_pack(at, k, op->utype, tmp, op->usize * k, &pos) == MPI_SUCCESS) {
-            memcpy((char *)op->bounce + op->st_bytes, tmp + (size_t)op->usize * (size_t)(k - 1) + part,
+            memcpy((char *)op->bounce + op->r.st_bytes, tmp + (size_t)op->usize * (size_t)(k - 1) + part,
                    (size_t)(op->usize - part));
             n++; /* the bounce block holds ucount elements: room for it */
         }
@@ -55,53 +55,53 @@ void csp_finish(struct csp_op *op)
 {
     const struct csp_cell *cell = &csp_u.cells[op->cell];
     struct csp_comm *c = op->comm;
-    op->st_error = cell->st_error;
-    op->st_cancelled = (cell->st_flags & CSP_ST_CANCELLED) != 0;
+    op->r.st_error = cell->st_error;
+    op->r.st_cancelled = (cell->st_flags & CSP_ST_CANCELLED) != 0;
     op->st_found = (cell->st_flags & CSP_ST_FOUND) != 0;
     op->st_msg = cell->st_msg;
-    op->st_bytes = (MPI_Count)cell->st_bytes;
-    op->st_source = MPI_ANY_SOURCE;
-    op->st_tag = MPI_ANY_TAG;
+    op->r.st_bytes = (MPI_Count)cell->st_bytes;
+    op->r.st_source = MPI_ANY_SOURCE;
+    op->r.st_tag = MPI_ANY_TAG;
     int takes_data = op->kind == CSP_OP_RECV || op->kind == CSP_OP_MRECV;
-    if (takes_data && op->st_bytes > (MPI_Count)op->nbytes)
-        op->st_bytes = (MPI_Count)op->nbytes; /* the cell is shared memory: never trusted */
+    if (takes_data && op->r.st_bytes > (MPI_Count)op->nbytes)
+        op->r.st_bytes = (MPI_Count)op->nbytes; /* the cell is shared memory: never trusted */
     /* A truncated receive took the part that fits: like MPICH's, it names
      * its message, and the buffer holds that part. */
-    int matched = op->st_error == MPI_SUCCESS || (takes_data && op->st_error == MPI_ERR_TRUNCATE);
-    if (is_recv_like(op->kind) && matched && !op->st_cancelled &&
+    int matched = op->r.st_error == MPI_SUCCESS || (takes_data && op->r.st_error == MPI_ERR_TRUNCATE);
+    if (is_recv_like(op->kind) && matched && !op->r.st_cancelled &&
         (op->kind != CSP_OP_IPROBE && op->kind != CSP_OP_IMPROBE ? 1 : op->st_found) && c) {
         const struct csp_tags *t = &csp_u.tags;
         int itag = cell->st_tag;
-        op->st_tag = op->tag != MPI_ANY_TAG ? op->tag
+        op->r.st_tag = op->tag != MPI_ANY_TAG ? op->tag
                      : c->algo == CSP_ALGO_DUP ? itag
                                                : (int)((uint32_t)itag & t->user_mask);
         if (op->src != MPI_ANY_SOURCE) {
-            op->st_source = op->src;
+            op->r.st_source = op->src;
         } else {
             int soff = (int)(((uint32_t)itag >> t->src_shift) & t->off_mask);
-            op->st_source = csp_comm_rank_of(c, cell->st_source, soff);
+            op->r.st_source = csp_comm_rank_of(c, cell->st_source, soff);
         }
-        if (op->bounce && takes_data && op->st_bytes > 0) {
+        if (op->bounce && takes_data && op->r.st_bytes > 0) {
             if (op->contig)
-                memcpy((char *)op->ubuf + op->ulb, op->bounce, (size_t)op->st_bytes);
+                memcpy((char *)op->ubuf + op->ulb, op->bounce, (size_t)op->r.st_bytes);
             else
                 unpack_bounce(op);
         }
     }
     if (op->kind == CSP_OP_SEND || op->kind == CSP_OP_SSEND)
-        op->st_bytes = 0; /* a send's status carries no count */
+        op->r.st_bytes = 0; /* a send's status carries no count */
     if (op->bounce) {
         csp_heap_free(csp_u.heap, op->bounce);
         op->bounce = NULL;
     }
     csp_release_cell(op->cell, op->kind <= CSP_OP_MRECV ? csp_op_class(op->kind) : -1);
-    op->state = CSP_OPS_DONE;
+    op->r.state = CSP_OPS_DONE;
     if (c) {
         csp_route_op_done(op);
         op->comm = NULL;
         csp_comm_unref(c);
     }
-    if (op->freed) { /* nobody will complete its handle */
+    if (op->r.freed) { /* nobody will complete its handle */
         csp_u.nfreed_pending--;
         csp_op_release(op);
     }
@@ -118,8 +118,7 @@ void csp_reclaim(void)
     }
 }
 
-/* A record returns (greq.c): drop what the user side holds in it. */
-void csp_op_on_release(struct csp_op *op)
+void csp_op_release(struct csp_op *op)
 {
     if (op->utype_ref) {
         PMPI_Type_free(&op->utype);
@@ -133,4 +132,5 @@ void csp_op_on_release(struct csp_op *op)
         csp_heap_free(csp_u.heap, op->bounce);
         op->bounce = NULL;
     }
+    csp_req_release(&op->r);
 }

@@ -12,6 +12,7 @@
 #define CASPERII_USER_COMPLETE_H
 
 #include "user.h"
+#include "op.h"
 
 /* The backlog class of an operation kind: sends, or receive-side ones. */
 static inline int csp_op_class(uint8_t kind)
@@ -31,10 +32,6 @@ static inline void csp_release_cell(uint32_t idx, int cls)
 /* Copy the result of op's finished cell into op, recycle the cell. */
 void csp_finish(struct csp_op *op);
 
-/* A record returns (greq.c's hook, set at MPI_Init): drop the references
- * the user side holds in it (communicator, datatype, bounce block). */
-void csp_op_on_release(struct csp_op *op);
-
 /* Finish every operation whose cell is done. */
 void csp_reclaim(void);
 
@@ -42,14 +39,14 @@ void csp_reclaim(void);
  * returns 1 if op is DONE. Inline: every wait and test polls. */
 static inline int csp_poll_op(struct csp_op *op)
 {
-    if (op->poll) {
-        if (op->state != CSP_OPS_DONE && op->poll(op))
-            op->state = CSP_OPS_DONE;
-        return op->state == CSP_OPS_DONE;
+    if (op->r.poll) {
+        if (op->r.state != CSP_OPS_DONE && op->r.poll(&op->r))
+            op->r.state = CSP_OPS_DONE;
+        return op->r.state == CSP_OPS_DONE;
     }
-    if (op->state == CSP_OPS_POSTED && csp_cell_done(&csp_u.cells[op->cell]))
+    if (op->r.state == CSP_OPS_POSTED && csp_cell_done(&csp_u.cells[op->cell]))
         csp_finish(op);
-    return op->state == CSP_OPS_DONE;
+    return op->r.state == CSP_OPS_DONE;
 }
 
 #endif /* CASPERII_USER_COMPLETE_H */

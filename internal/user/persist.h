@@ -6,6 +6,7 @@
 #define CASPERII_USER_PERSIST_H
 
 #include "user.h"
+#include "op.h"
 
 /* A record of a persistent request started on the direct route
  * (persist.c): deferred, polling MPICH's request. */

@@ -185,7 +185,7 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     struct csp_op *op = csp_op_alloc();
     if (!op)
         return csp_error(c->comm, CSP_E_NOMEM);
-    op->kind = sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND;
+    csp_op_set_kind(op, sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND, 1);
     if (sync == CSP_SEND_BUFFERED)
         op->flags |= CSP_CELL_F_BOUNCE;
     op->src = dest;
@@ -240,16 +240,16 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
     return MPI_SUCCESS;
 }
 
-int csp_start_deferred(int (*poll)(struct csp_op *op), void *ctx, MPI_Request *req)
+int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req)
 {
     CSP_LOCK();
     struct csp_op *op = csp_op_alloc();
     if (op) {
-        op->poll = poll;
-        op->ctx = ctx;
-        op->st_error = MPI_SUCCESS; /* poll may keep the first error it sees */
-        op->state = CSP_OPS_POSTED; /* polled until done; no cell, nothing to cancel */
-        csp_req_start(op, req);
+        op->r.poll = poll;
+        op->r.ctx = ctx;
+        op->r.st_error = MPI_SUCCESS; /* poll may keep the first error it sees */
+        op->r.state = CSP_OPS_POSTED; /* polled until done; no cell, nothing to cancel */
+        csp_req_start(&op->r, req);
     }
     CSP_UNLOCK();
     return op ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -258,7 +258,7 @@ int csp_start_deferred(int (*poll)(struct csp_op *op), void *ctx, MPI_Request *r
 /* Hand a fresh op to the application as a request, and submit it. */
 int csp_start_request(struct csp_op *op, MPI_Request *req)
 {
-    csp_req_start(op, req);
+    csp_req_start(&op->r, req);
     csp_submit(op);
     return MPI_SUCCESS;
 }
@@ -268,8 +268,8 @@ static int finish_blocking(struct csp_op *op, MPI_Status *st)
 {
     int rc = csp_wait_op(op);
     if (rc == MPI_SUCCESS) {
-        csp_req_fill_status(op, st);
-        rc = op->st_error;
+        csp_req_fill_status(&op->r, st);
+        rc = op->r.st_error;
     }
     csp_op_release(op);
     return rc;
@@ -309,12 +309,12 @@ static int done_record(MPI_Comm comm, uint8_t kind, int source, struct csp_op **
     if (!op)
         return csp_error(comm, CSP_E_NOMEM);
     op->kind = kind;
-    op->state = CSP_OPS_DONE;
-    op->st_source = source;
-    op->st_tag = MPI_ANY_TAG;
-    op->st_error = MPI_SUCCESS;
-    op->st_bytes = 0;
-    op->st_cancelled = 0;
+    op->r.state = CSP_OPS_DONE;
+    op->r.st_source = source;
+    op->r.st_tag = MPI_ANY_TAG;
+    op->r.st_error = MPI_SUCCESS;
+    op->r.st_bytes = 0;
+    op->r.st_cancelled = 0;
     *done = op;
     return MPI_SUCCESS;
 }
@@ -343,7 +343,7 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     if (src == MPI_PROC_NULL) {
         csp_u.n_direct++;
         if ((rc = csp_post_null_recv(comm, &op)) == MPI_SUCCESS)
-            csp_req_start(op, req);
+            csp_req_start(&op->r, req);
         CSP_UNLOCK();
         return rc;
     }
@@ -436,10 +436,10 @@ int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         if (rc == MPI_SUCCESS) {
             *flag = op->st_found;
             if (op->st_found)
-                csp_req_fill_status(op, st);
+                csp_req_fill_status(&op->r, st);
             else
                 csp_poke_progress();
-            rc = op->st_error;
+            rc = op->r.st_error;
         }
         csp_op_release(op);
     }
@@ -481,7 +481,7 @@ static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
     int rc = csp_post_send(buf, count, dt, dest, tag, c, CSP_SEND_BUFFERED, &op);
     if (rc != MPI_SUCCESS)
         return rc;
-    op->freed = 1; /* nobody waits: finish() returns the record */
+    op->r.freed = 1; /* nobody waits: finish() returns the record */
     csp_u.nfreed_pending++;
     csp_u.n_isend++;
     csp_submit(op);
@@ -530,7 +530,7 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     struct csp_op *done;
     int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);
     if (rc == MPI_SUCCESS)
-        csp_req_start(done, req);
+        csp_req_start(&done->r, req);
     CSP_UNLOCK();
     return rc;
 }

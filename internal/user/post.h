@@ -6,6 +6,7 @@
 #define CASPERII_USER_POST_H
 
 #include "user.h"
+#include "op.h"
 
 /* Posting building blocks shared with message.c and persist.c (post.c).
  * csp_post_send's sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED. */

@@ -23,7 +23,7 @@ void csp_defer_freed(struct csp_op *op)
         size_t cap = capdeferred ? capdeferred * 2 : 16;
         struct csp_op **d = realloc(deferred, cap * sizeof(*d));
         if (!d) { /* cannot track it: finish it now */
-            while (!op->poll(op))
+            while (!op->r.poll(&op->r))
                 csp_poke_progress();
             return;
         }
@@ -39,7 +39,7 @@ int csp_poll_deferred(void)
 {
     for (size_t i = 0; i < ndeferred;) {
         struct csp_op *op = deferred[i];
-        if (op->poll(op)) {
+        if (op->r.poll(&op->r)) {
             deferred[i] = deferred[--ndeferred];
             csp_op_release(op);
         } else {
@@ -84,7 +84,7 @@ static void notify_unmaps(void)
         op->mode = CSP_MATCH_NATIVE;
         op->seg = CSP_SEG_NONE;
         op->target = unmap_queue[--nunmap];
-        op->freed = 1;
+        op->r.freed = 1;
         csp_u.nfreed_pending++;
         csp_publish(op, idx);
     }

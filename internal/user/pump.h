@@ -5,6 +5,7 @@
 #define CASPERII_USER_PUMP_H
 
 #include "user.h"
+#include "op.h"
 
 /* Recycle every finished cell and push held posts; see csp_pump. */
 void csp_pump_slow(void);

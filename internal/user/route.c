@@ -162,12 +162,12 @@ void csp_route_op_done(struct csp_op *op)
          * perhaps none either; counting it unmatched can only make the
          * entry look busy for ever, never quiescent too early. */
         c->pend_recv--;
-        c->matched += !op->st_cancelled && consumed(op->st_error);
+        c->matched += !op->r.st_cancelled && consumed(op->r.st_error);
         break;
     case CSP_OP_MPROBE:
     case CSP_OP_IMPROBE:
         c->pend_recv--;
-        c->matched += op->st_found && op->st_error == MPI_SUCCESS;
+        c->matched += op->st_found && op->r.st_error == MPI_SUCCESS;
         break;
     case CSP_OP_PROBE:
     case CSP_OP_IPROBE:

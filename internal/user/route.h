@@ -6,6 +6,7 @@
 #define CASPERII_USER_ROUTE_H
 
 #include "user.h"
+#include "op.h"
 
 /* Counting, with csp_u.lock held (route.c states the invariant). */
 struct csp_comm *csp_route_of(MPI_Comm comm); /* comm's entry if its route is direct */

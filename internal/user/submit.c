@@ -37,6 +37,10 @@ static inline void doorbell(void)
 /* csp_ring_doorbell rings the ghost if it is parked (coop.c: a lend). */
 void csp_ring_doorbell(void) { doorbell(); }
 
+/* The next op in a backlog (linked by greq's next, the owner's while the
+ * record is live). */
+static inline struct csp_op *held_next(struct csp_op *op) { return csp_op_of(op->r.next); }
+
 /* Load op's request line into cell idx and publish it. */
 static void publish(struct csp_op *op, uint32_t idx)
 {
@@ -59,7 +63,7 @@ static void publish(struct csp_op *op, uint32_t idx)
     csp_u.cell_op[idx] = op;
     op->cell = idx;
     op->gen = gen;
-    op->state = CSP_OPS_POSTED;
+    op->r.state = CSP_OPS_POSTED;
     if (!spsc_try_push(&csp_u.prod, idx)) {
         /* The ring holds at least ncells entries and only published cells
          * are in it, so this cannot happen unless memory is corrupt. */
@@ -102,7 +106,7 @@ void csp_warm_posts(void)
     prefetch_write(&csp_u.prod.r.slots[csp_u.prod.tail & csp_u.prod.r.mask]);
     prefetch_write(csp_u.prod.r.tail);
     __builtin_prefetch(&csp_u.ghost->parked, 0, 3);
-    const struct csp_op *op = csp_greq.free;
+    const struct csp_req *op = csp_greq.free;
     if (op) {
         prefetch_write(op);
         prefetch_write((const char *)op + 64);
@@ -145,11 +149,11 @@ void csp_submit(struct csp_op *op)
         publish(op, idx);
         return;
     }
-    op->state = CSP_OPS_HELD;
+    op->r.state = CSP_OPS_HELD;
     op->cls = (uint8_t)cls;
-    op->next = NULL;
+    op->r.next = NULL;
     if (csp_u.held_tail[cls])
-        csp_u.held_tail[cls]->next = op;
+        csp_u.held_tail[cls]->r.next = &op->r;
     else
         csp_u.held_head[cls] = op;
     csp_u.held_tail[cls] = op;
@@ -162,13 +166,13 @@ int csp_unhold(struct csp_op *op)
 {
     int cls = op->cls;
     struct csp_op *prev = NULL;
-    for (struct csp_op *p = csp_u.held_head[cls]; p; prev = p, p = p->next) {
+    for (struct csp_op *p = csp_u.held_head[cls]; p; prev = p, p = held_next(p)) {
         if (p != op)
             continue;
         if (prev)
-            prev->next = p->next;
+            prev->r.next = p->r.next;
         else
-            csp_u.held_head[cls] = p->next;
+            csp_u.held_head[cls] = held_next(p);
         if (csp_u.held_tail[cls] == p)
             csp_u.held_tail[cls] = prev;
         csp_u.nheld--;
@@ -184,7 +188,7 @@ void csp_push_held(void)
         uint32_t idx;
         while (csp_u.held_head[cls] && take_cell(cls, &idx)) {
             struct csp_op *op = csp_u.held_head[cls];
-            csp_u.held_head[cls] = op->next;
+            csp_u.held_head[cls] = held_next(op);
             if (!csp_u.held_head[cls])
                 csp_u.held_tail[cls] = NULL;
             csp_u.nheld--;

@@ -5,6 +5,7 @@
 #define CASPERII_USER_SUBMIT_H
 
 #include "user.h"
+#include "op.h"
 
 /* Enter op into its class: a cell now, or the backlog. */
 void csp_submit(struct csp_op *op);

@@ -1,7 +1,20 @@
-// Package user is the user side of CasperII: the C fast path (user.h,
-// post.c, wait.c, engine.c, comm.c) and the Go code that sets it up at
-// MPI_Init, installs communicator entries, and shuts it down at
-// MPI_Finalize.
+// Package user is the user side of CasperII: the C fast path and the Go
+// code that sets it up at MPI_Init, installs communicator entries, and
+// shuts it down at MPI_Finalize.
+//
+// The C, one job per file: state.c (the process's state), comm.c (the
+// communicator table), post.c (posting), submit.c (publishing to the
+// ghost, back-pressure), complete.c (completion), pump.c (background
+// work), block.c (polite waiting), wait.c (the Wait/Test family),
+// control.c (control cells), persist.c, message.c, sendrecv.c, route.c and
+// switch.c (the direct route and its counters), coop.c and lendtimer.c
+// (lending the core), dtype.c, errors.c, liveness.c, prof.c, shared.c,
+// testhook.c. user.h is what the interposer and Go see; op.h is an
+// operation (greq's record and the user side's fields beside it).
+//
+// user must not import internal/ghost, internal/interpose or
+// internal/core: the ghost side and the runtime reach it only through the
+// shared layouts and the calls below.
 //
 // The C of the post path (this package, greq, heap, interpose) is built with
 // -O3: GCC then inlines the route, cell and publish steps into the post,
@@ -18,7 +31,6 @@ package user
 #include "liveness.h"
 #include "pump.h"
 #include "block.h"
-#include "complete.h"
 */
 import "C"
 
@@ -26,14 +38,12 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/casperii/casperii/greq"
+	_ "github.com/casperii/casperii/greq" // greq.c: the records op.h embeds
 	"github.com/casperii/casperii/internal/channel"
 	"github.com/casperii/casperii/internal/heap"
 	"github.com/casperii/casperii/internal/mpi"
 	"github.com/casperii/casperii/tagenc"
 )
-
-var _ = greq.Current // the C side links greq.c
 
 // Config is what the user side needs from MPI_Init.
 type Config struct {
@@ -92,7 +102,6 @@ var (
 // (SetComm) carry their point-to-point traffic through the ghost.
 func Start(cfg Config) error {
 	C.csp_user_init_globals()
-	C.csp_greq.on_release = (*[0]byte)(C.csp_op_on_release)
 	u := &C.csp_u
 	ch := cfg.Channel
 	n := ch.Hdr.Ncells

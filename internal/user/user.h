@@ -31,6 +31,8 @@
 #include "spsc.h"
 #include "tagenc.h"
 
+struct csp_op; /* an offloaded operation (op.h) */
+
 /* Algorithms, the values of info.Algorithm. */
 enum csp_algo {
     CSP_ALGO_OFF = 0,
@@ -326,11 +328,11 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
                MPI_Request *req);
 
 /* A deferred operation (no cell): a record the Wait/Test family polls
- * with poll(op, ctx) (lock held) until it returns 1, then completes;
+ * with poll(r) (lock held; r->ctx is ctx) until it returns 1, then completes;
  * poll fills the record's result. Gives the application its handle in
  * *req. Takes the lock. Returns MPI_SUCCESS or MPI_ERR_NO_MEM (not
  * raised). */
-int csp_start_deferred(int (*poll)(struct csp_op *op), void *ctx, MPI_Request *req);
+int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req);
 
 /* ---- send and receive in one call (sendrecv.c) ---- */
 int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
