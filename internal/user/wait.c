@@ -609,3 +609,5 @@ int csp_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
     *flag = 1;
     return csp_op_complete(op, req, st);
 }
+
+int csp_waitall_nostatus(int n, MPI_Request *reqs) { return csp_waitall(n, reqs, MPI_STATUSES_IGNORE); }
