@@ -11,6 +11,12 @@
 // MPI calls must come from the goroutine that called Init, which Init locks
 // to its OS thread (MPI_THREAD_FUNNELED), unless InitThread asks for
 // ThreadMultiple.
+//
+// casperii owns the Go API and nothing below it: it imports the runtime
+// (internal/core), the user side's calls (internal/user), the MPI binding
+// (internal/mpi) and the hints (info). Only programs and their test
+// helpers (test/progs, test/internal/csptest, osubench/goapi) import
+// casperii, never a package of the runtime.
 package casperii
 
 import (

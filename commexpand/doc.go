@@ -30,4 +30,10 @@
 // for DuplicationSrc. Communicators that share a member never share a slot
 // or a context: each member offers only what it has free, and the AND of
 // the offers keeps only what all members have free.
+//
+// commexpand owns the plan of a communicator (members, ghosts, offsets,
+// algorithm) and the pool of internal communicators with their slots; the
+// table the C fast path looks communicators up in is not here but in
+// internal/user (comm.c, filled by comm.go from a Plan). It may import
+// info (the algorithms) and nothing else of this module, and no cgo.
 package commexpand

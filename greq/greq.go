@@ -1,10 +1,20 @@
-// Package greq holds the request records of offloaded operations and the
-// request handles CasperII gives the application for them.
+// Package greq owns the request records of offloaded operations and the
+// request handles CasperII gives the application for them: a record's
+// life (free list, chunks), its handle, its state and its result (the
+// MPI status it completes with).
 //
 // The work is C (greq.h, greq.c) because it sits on the per-call path; see
 // greq.h for why the handles are our own rather than MPI generalized
-// requests. This file gives Go read access to the accounting, which the
-// leak tests and the statistics use.
+// requests. greq knows nothing of what an operation is: the user side
+// (internal/user/op.h) keeps its fields (communicator, buffers, the cell
+// request) beside the record, in a struct whose first member is the
+// record, and frees what they hold before returning it. This file gives Go
+// read access to the accounting, which the leak tests and the statistics
+// use.
+//
+// greq must not import any package of this module but internal/mpi's
+// test helpers in its tests, nor include a header of the user side, of
+// the cells (postcell) or of the shared heap.
 package greq
 
 /*

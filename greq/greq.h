@@ -2,7 +2,7 @@
  * greq.h: request records and request handles of offloaded operations.
  *
  * Every offloaded nonblocking operation has a private record, struct
- * csp_op, and hands the application a request handle of ours:
+ * csp_req, and hands the application a request handle of ours:
  * CSP_REQ_KIND | index of the record. The kind bits are ones MPICH never
  * issues (MPICH keeps a handle's kind in its top two bits, and 00 means
  * "invalid" there), so the interposed Wait/Test family tells our requests
@@ -21,6 +21,14 @@
  * recycles the cell at once; the record lives until the application
  * completes the request (Wait/Test) or, if it freed the request, until the
  * operation finishes. Only the user process touches any of this.
+ *
+ * greq owns the record's life, its handle and its result, and knows
+ * nothing of what the operation is: its owner (the user side,
+ * internal/user/op.h) keeps its own fields beside it, in a larger struct
+ * whose first member is the record, and passes that struct's size to the
+ * inline calls below (a constant there, so that finding a record by its
+ * handle costs what it did with one fixed type). greq must not include
+ * any header of the user side, of the cells or of the heap.
  */
 #ifndef CASPERII_GREQ_H
 #define CASPERII_GREQ_H
@@ -28,10 +36,6 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* Request handles of ours: CSP_REQ_KIND | index. (Persistent requests and
  * matched-probe messages use their own kinds, see internal/user.) */
@@ -39,135 +43,95 @@
 #define CSP_REQ_KIND 0x10000000u
 #define CSP_REQ_MAX 0x03ffffffu
 
-/* Operation record states. */
-enum csp_op_state {
+/* Record states. */
+enum csp_req_state {
     CSP_OPS_FREE = 0,   /* on the free list                                   */
     CSP_OPS_HELD = 1,   /* posted by the application, waiting for a free cell */
     CSP_OPS_POSTED = 2, /* carried by a cell, the ghost works on it           */
     CSP_OPS_DONE = 3    /* result copied into the record, cell recycled       */
 };
 
-struct csp_comm; /* internal/user */
-
-struct csp_op {
+struct csp_req {
     MPI_Request req;       /* the application's handle, or MPI_REQUEST_NULL      */
     uint32_t index;        /* position among the records (the handle's low bits) */
-    uint32_t cell;         /* cell index while POSTED                             */
-    uint32_t gen;          /* the cell's generation for this operation            */
-    uint8_t state;         /* enum csp_op_state                                   */
-    uint8_t kind;          /* enum csp_cell_op (postcell.h)                       */
+    uint8_t state;         /* enum csp_req_state                                  */
     uint8_t freed;         /* nobody will complete the handle: return the record
                               when the operation finishes (MPI_Request_free,
                               buffered sends, unmap notices)                      */
-    uint8_t cls;           /* backlog class while HELD                            */
-    uint8_t cancel;        /* the application asked to cancel                     */
-    uint8_t persistent;    /* owned by a persistent request                       */
-    uint8_t contig;        /* ubuf holds the data contiguously at ubuf + ulb      */
-    uint8_t utype_ref;     /* utype is the runtime's own type (csp_type_ref), for
-                              a receive unpacked at completion: freed when the
-                              record returns, so the application may free its
-                              type at any time, as MPI allows                     */
-    struct csp_op *next;   /* free list / backlog FIFO links                      */
-    struct csp_comm *comm; /* referenced communicator (status translation)        */
-    /* posting arguments needed after completion */
-    int src;               /* posted source (communicator rank) or MPI_ANY_SOURCE */
-    int tag;               /* posted user tag or MPI_ANY_TAG                      */
-    void *ubuf;            /* application buffer (receives copied out of bounce)  */
-    int ucount;
-    MPI_Datatype utype;
-    MPI_Aint ulb;          /* true lower bound of utype                           */
-    int usize;             /* size of one utype element in bytes                  */
-    void *bounce;          /* bounce block in the shared heap, or NULL            */
-    /* the cell request line, kept until a cell is available (HELD) */
-    int32_t slot, peer, itag;
-    uint32_t tag_mask, seg;
-    uint8_t mode;
-    uint16_t flags;
-    uint64_t off, nbytes;
-    uint32_t target, target_gen;
+    uint8_t send;          /* the status carries only the cancelled flag         */
+    uint8_t pad0[5];
+    struct csp_req *next;  /* the free list's link while FREE; the owner's to
+                              use while live (the user side's backlog)          */
     /* result, valid in state DONE */
     int st_source;         /* communicator rank of the sender                     */
     int st_tag;            /* user tag                                            */
     int st_error;          /* MPI error code                                      */
     int st_cancelled;
-    int st_found;          /* probes                                              */
-    uint32_t st_msg;       /* matched probes: ghost message id                    */
     MPI_Count st_bytes;
     /* Deferred operations (no cell, e.g. MPI_Comm_idup's planning): the
-     * Wait/Test family calls poll until it returns 1, then the op is DONE. */
-    int (*poll)(struct csp_op *op);
+     * Wait/Test family calls poll until it returns 1, then the record is
+     * DONE. */
+    int (*poll)(struct csp_req *r);
     void *ctx;
 };
 
+_Static_assert(sizeof(struct csp_req) == 64, "a record is one cache line");
+
 #define CSP_OPS_PER_CHUNK 256u
 
-/* The operation records of this process. */
+/* The records of this process. */
 struct csp_greq {
-    struct csp_op *free;   /* free records                                     */
+    struct csp_req *free;  /* free records                                     */
     size_t live;           /* records in use                                   */
     size_t allocated;      /* records ever allocated (they are never returned) */
     size_t handles;        /* records whose handle the application holds       */
-    struct csp_op **chunk; /* chunk[i] holds records i*256 .. i*256+255        */
+    char **chunk;          /* chunk[i] holds records i*256 .. i*256+255        */
     uint32_t nchunks;
-    /* Called when a record returns (drop the references it holds). */
-    void (*on_release)(struct csp_op *op);
+    size_t size;           /* bytes per record and its owner's fields          */
 };
 
 extern struct csp_greq csp_greq;
 
-/* Add a chunk of records to the free list: 0, or -1 on ENOMEM or when
- * CSP_REQ_MAX records exist. */
-int csp_op_grow(void);
+/* Add a chunk of records of size bytes each (the owner's struct, the
+ * same on every call) to the free list: 0, or -1 on ENOMEM, on another
+ * size, or when CSP_REQ_MAX records exist. */
+int csp_req_grow(size_t size);
 
-/* Zero op's posting fields (everything before the result, which is set
- * when the operation is done). This runs on every post: as a memset, GCC
- * emits rep stos, whose start-up costs more than these nine stores. */
-static inline void csp_op_clear_args(struct csp_op *op)
+/* Record i (size: as csp_req_grow). */
+static inline struct csp_req *csp_req_at(uint32_t i, size_t size)
 {
-#if defined(__SSE2__)
-    _Static_assert(offsetof(struct csp_op, st_source) == 136, "update csp_op_clear_args");
-    __m128i z = _mm_setzero_si128();
-    char *p = (char *)op;
-    _mm_storeu_si128((__m128i *)(p + 0), z);
-    _mm_storeu_si128((__m128i *)(p + 16), z);
-    _mm_storeu_si128((__m128i *)(p + 32), z);
-    _mm_storeu_si128((__m128i *)(p + 48), z);
-    _mm_storeu_si128((__m128i *)(p + 64), z);
-    _mm_storeu_si128((__m128i *)(p + 80), z);
-    _mm_storeu_si128((__m128i *)(p + 96), z);
-    _mm_storeu_si128((__m128i *)(p + 112), z);
-    _mm_storel_epi64((__m128i *)(p + 128), z);
-#else
-    memset(op, 0, offsetof(struct csp_op, st_source));
-#endif
+    return (struct csp_req *)(csp_greq.chunk[i / CSP_OPS_PER_CHUNK] +
+                              (size_t)(i % CSP_OPS_PER_CHUNK) * size);
 }
 
-/* A zeroed record in state FREE, NULL on ENOMEM. Inline: every post
- * takes one. */
-static inline struct csp_op *csp_op_alloc(void)
+/* A record in state FREE, with no handle, no poll and nothing freed, or
+ * NULL on ENOMEM; its owner's fields are as the last owner left them.
+ * Inline: every post takes one. */
+static inline struct csp_req *csp_req_alloc(size_t size)
 {
-    if (__builtin_expect(!csp_greq.free, 0) && csp_op_grow() != 0)
+    if (__builtin_expect(!csp_greq.free, 0) && csp_req_grow(size) != 0)
         return NULL;
-    struct csp_op *op = csp_greq.free;
-    csp_greq.free = op->next;
-    uint32_t index = op->index;
-    csp_op_clear_args(op);
-    op->index = index;
-    op->req = MPI_REQUEST_NULL;
-    op->poll = NULL;
-    op->ctx = NULL;
+    struct csp_req *r = csp_greq.free;
+    csp_greq.free = r->next;
+    r->req = MPI_REQUEST_NULL;
+    r->state = CSP_OPS_FREE;
+    r->freed = 0;
+    r->send = 0;
+    r->next = NULL;
+    r->poll = NULL;
+    r->ctx = NULL;
     csp_greq.live++;
-    return op;
+    return r;
 }
-/* Return a record. */
-void csp_op_release(struct csp_op *op);
+/* Return a record (its owner dropped what its fields hold first). */
+void csp_req_release(struct csp_req *r);
 
-/* Give the application a handle for op. */
-static inline void csp_req_start(struct csp_op *op, MPI_Request *req)
+/* Give the application a handle for r. */
+static inline void csp_req_start(struct csp_req *r, MPI_Request *req)
 {
-    op->req = (MPI_Request)(CSP_REQ_KIND | op->index);
+    r->req = (MPI_Request)(CSP_REQ_KIND | r->index);
     csp_greq.handles++;
-    *req = op->req;
+    *req = r->req;
 }
 
 /* Is r one of our operation handles (live or not)? */
@@ -176,16 +140,16 @@ static inline int csp_is_req(MPI_Request r)
     return ((uint32_t)r & CSP_HANDLE_KIND_MASK) == CSP_REQ_KIND;
 }
 
-/* The record of handle r, or NULL if r is not a live handle of ours. */
-static inline struct csp_op *csp_req_op(MPI_Request r)
+/* The record of handle h, or NULL if h is not a live handle of ours. */
+static inline struct csp_req *csp_req_lookup(MPI_Request h, size_t size)
 {
-    if (!csp_is_req(r))
+    if (!csp_is_req(h))
         return NULL;
-    uint32_t i = (uint32_t)r & ~CSP_HANDLE_KIND_MASK;
+    uint32_t i = (uint32_t)h & ~CSP_HANDLE_KIND_MASK;
     if (i / CSP_OPS_PER_CHUNK >= csp_greq.nchunks)
         return NULL;
-    struct csp_op *op = &csp_greq.chunk[i / CSP_OPS_PER_CHUNK][i % CSP_OPS_PER_CHUNK];
-    return op->state != CSP_OPS_FREE && op->req == r ? op : NULL;
+    struct csp_req *r = csp_req_at(i, size);
+    return r->state != CSP_OPS_FREE && r->req == h ? r : NULL;
 }
 
 /* Fill an MPI status from a finished record (docs/status-fields.md):
@@ -193,12 +157,12 @@ static inline struct csp_op *csp_req_op(MPI_Request r)
  * flag. Never MPI_ERROR: single-completion calls leave it as it is, and
  * the calls that return several statuses write it themselves, only when
  * they return MPI_ERR_IN_STATUS (MPI 4.0, 3.2.5). */
-void csp_req_fill_status(const struct csp_op *op, MPI_Status *status);
+void csp_req_fill_status(const struct csp_req *r, MPI_Status *status);
 
-/* The application is done with op's handle (MPI_Wait/Test completed it):
- * take its result into st and return the record. Returns the operation's
- * error code. */
-int csp_req_complete(struct csp_op *op, MPI_Request *req, MPI_Status *st);
+/* The application is done with r's handle (MPI_Wait/Test completed it):
+ * take its result into st and set *req to MPI_REQUEST_NULL. Returns the
+ * operation's error code; the owner then releases the record. */
+int csp_req_result(struct csp_req *r, MPI_Request *req, MPI_Status *st);
 
 /* Fill st with MPI's empty status (source MPI_ANY_SOURCE, tag MPI_ANY_TAG,
  * count 0, not cancelled); MPI_ERROR as csp_req_fill_status, untouched

@@ -40,4 +40,8 @@
 // The choice depends on the hints and the Policy only, never on a message,
 // so members of a communicator that pass the same hints and Policy choose
 // the same algorithm.
+//
+// info owns the hints and their values, and the algorithm they select. It
+// must not import any other package of this module: everything that reads
+// hints builds on it.
 package info

@@ -84,4 +84,12 @@
 //     process of a job from /proc (users and ghosts apart) and the host's
 //     busy time from /proc/stat, so the report shows how much of the machine
 //     other processes took meanwhile.
+//
+// osubench owns the benchmark suite: its programs, jobs, tables and
+// plots. It runs the library from outside, as an application does (a
+// preloaded lib/libcasperii.so under mpiexec), so it may import only the
+// process and MPICH helpers (internal/mpich, internal/proc,
+// internal/shellquote), its Go programs (osubench/goapi) the Go API
+// casperii, and never the runtime (internal/core, internal/user,
+// internal/ghost, internal/interpose).
 package osubench

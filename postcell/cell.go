@@ -16,6 +16,12 @@
 // hostile, so the ghost first copies line 0 into a Request (Snapshot) and
 // then validates the copy (Request.Validate): checking shared memory and
 // then reading it again would let a writer change it in between.
+//
+// postcell owns the post cell: its layout (postcell.h, the one definition;
+// layout_gen.go is generated from it), the completion word handshake
+// (Cell.Complete, IsDone; csp_cell_done in C) and the ghost's validation
+// of a request. It must not import any other package of this module (it
+// is pure Go, checked with the race detector).
 package postcell
 
 import (

@@ -47,4 +47,9 @@
 // validates the immutable line and the region size. The producer does not
 // report a corrupt head; it sees a ring that is full and never overwrites an
 // unconsumed slot.
+//
+// spsc owns the ring: its layout (spsc.h, the one definition; the Go view
+// in layout_gen.go is generated from it) and both of its ends. It must not
+// import any other package of this module: the ghost, the user side and
+// the tests build on it, never the other way round.
 package spsc

@@ -22,6 +22,16 @@
 //
 // Every tag Encode returns lies in [0, MPI_TAG_UB]. Encode and Decode are
 // exact inverses: Decode(Encode(f)) == f for every valid f, so distinct
-// Fields always give distinct tags. A C fast path can mirror Encode with
-// the plain numbers of Layout.Shifts.
+// Fields always give distinct tags.
+//
+// tagenc.h is the one definition of the fixed widths (FlagBits, the
+// minimum user tag width) and of struct csp_tags, the positions the C fast
+// path encodes with (csp_tag_encode); layout_gen.go is generated from it
+// (TestLayoutGenerated fails while it is stale), Layout.CTags fills the C
+// struct, and TestCEncodeMatchesGo checks the C encoder against
+// EncodeUnchecked.
+//
+// tagenc owns the tag layout and nothing else: it must not import any
+// other package of this module (it is pure Go, checked with the race
+// detector), and only its test helper tagenc/internal/ctags uses cgo.
 package tagenc

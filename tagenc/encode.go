@@ -29,6 +29,21 @@ type Shifts struct {
 	Flags, Ctx, Src, Dst, Tag Field
 }
 
+// CTags returns the positions of the fields of l as the C fast path reads
+// them (struct csp_tags, tagenc.h), with exposedUB the MPI_TAG_UB the
+// application sees. The zero Layout gives positions all zero.
+func (l Layout) CTags(exposedUB int) CTags {
+	s := l.Shifts()
+	return CTags{
+		ExposedUb: int32(exposedUB),
+		UserBits:  int32(l.userBits),
+		DstShift:  int32(s.Dst.Shift), SrcShift: int32(s.Src.Shift),
+		CtxShift: int32(s.Ctx.Shift), FlagShift: int32(s.Flags.Shift),
+		UserMask: uint32(s.Tag.Mask), OffMask: uint32(s.Src.Mask),
+		CtxMask: uint32(s.Ctx.Mask), FlagMask: uint32(s.Flags.Mask),
+	}
+}
+
 // Shifts returns the positions of the fields of l.
 func (l Layout) Shifts() Shifts {
 	tag := field(0, l.userBits)

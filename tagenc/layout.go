@@ -6,29 +6,14 @@ import (
 	"math/bits"
 )
 
-const (
-	// FlagBits is the width of the flags field, the highest field of a tag.
-	FlagBits = 2
+// The fixed widths and flag values (FlagBits, FlagSync, FlagAck,
+// DefaultCtxBits, MinTagUB, minUserBits) are defined in tagenc.h and
+// generated into layout_gen.go.
+//
+//go:generate go run ../cmd/layoutgen layout_defs.go layout_gen.go
 
-	// FlagSync and FlagAck name the two flag bits. Their meaning is the
-	// caller's; tagenc only stores them.
-	FlagSync = 1
-	FlagAck  = 2
-
-	// DefaultCtxBits is the context width New asks for.
-	DefaultCtxBits = 6
-
-	// MinTagUB is the smallest MPI_TAG_UB the MPI standard allows. Both
-	// the implementation's bound given to New and the exposed bound a
-	// Layout gives the application are at least MinTagUB.
-	MinTagUB = 32767
-
-	// minUserBits is the user tag width that gives ExposedTagUB == MinTagUB.
-	minUserBits = 15
-
-	// maxTagUB is the largest MPI_TAG_UB possible: MPI tags are C ints.
-	maxTagUB = math.MaxInt32
-)
+// maxTagUB is the largest MPI_TAG_UB possible: MPI tags are C ints.
+const maxTagUB = math.MaxInt32
 
 // A Layout is the allocation of the bits of an internal tag to its fields,
 // from high to low: flags, ctx, src offset, dst offset, user tag.

@@ -24,6 +24,13 @@
 // CSP_* variables of the environment go test runs in are not passed to the
 // jobs (a job's runtime configuration is exactly its Layout and Env), nor is
 // LD_PRELOAD.
+//
+// test owns the integration tests under real mpiexec and their harness.
+// Like osubench it drives the library from outside, so it may import only
+// the process and MPICH helpers (internal/mpich, internal/proc,
+// internal/shellquote); the Go programs its jobs run (test/progs, with
+// test/internal/csptest) use the Go API, casperii, as applications do.
+// Neither imports internal/core, internal/ghost or internal/interpose.
 package test
 
 import (

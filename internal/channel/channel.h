@@ -110,7 +110,7 @@ _Static_assert(sizeof(struct csp_ghost_hdr) == 192, "ghost header is three lines
 
 /*
  * The handshakes across the two sides. Each is a named pair: the C half
- * below (the user's side: user processes are C), the Go half in channel.go
+ * below (the user's side: user processes are C), the Go half in handshake.go
  * (the ghost's side), with the invariant stated here once. Only these
  * helpers touch the words involved; futex calls stay with the callers.
  */
@@ -188,6 +188,23 @@ static inline uint32_t csp_user_lend_begin(struct csp_chan_hdr *h)
 static inline void csp_user_sleep_end(struct csp_chan_hdr *h)
 {
     __atomic_store_n(&h->user_sleeping, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * Busy word (struct csp_ghost_hdr: busy).
+ * Invariant: busy is nonzero while the ghost has operations outstanding in
+ * MPI, so a user about to wait on MPICH alone lends it the core then and
+ * only then. The ghost stores its count once a round, only when it changes
+ * (Go: GhostHdr.PublishBusy); a user loads it (csp_ghost_busy). Nothing
+ * else is published through it, so both halves are relaxed: a stale value
+ * costs one lend too many or one round of the ghost late, never a lost
+ * message, and the wake handshake above orders whatever the lend waits for.
+ */
+
+/* csp_ghost_busy is the user's half: does the ghost have work in MPI? */
+static inline int csp_ghost_busy(const struct csp_ghost_hdr *g)
+{
+    return __atomic_load_n(&g->busy, __ATOMIC_RELAXED) != 0;
 }
 
 /*

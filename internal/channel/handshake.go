@@ -9,7 +9,8 @@ import (
 // The ghost's halves of the handshakes across the two sides. channel.h
 // states each invariant and holds the user's halves beside it, in C (user
 // processes are C): csp_ghost_unpark, csp_user_sleep_begin,
-// csp_user_lend_begin, csp_user_sleep_end, csp_seg_publish, csp_seg_clear.
+// csp_user_lend_begin, csp_user_sleep_end, csp_ghost_busy, csp_seg_publish,
+// csp_seg_clear.
 // Go's atomics are sequentially consistent, at least as strong as the
 // acquire and release each half needs.
 
@@ -58,6 +59,12 @@ func (h *ChanHdr) WakeUser() int {
 	atomic.AddUint32(&h.Wake, 1)
 	return shm.Wake(&h.Wake, 1<<30)
 }
+
+// PublishBusy is the ghost's half of the busy word: it stores n, the
+// operations it has outstanding in MPI, which users read (csp_ghost_busy)
+// to decide whether to lend it their core. Call it only when n changes,
+// so an idle ghost writes nothing.
+func (h *GhostHdr) PublishBusy(n uint32) { atomic.StoreUint32(&h.Busy, n) }
 
 // Load is the ghost's half of the segment table handshake: it loads Gen
 // (acquire) and then Size and Fd, which the user stored before that Gen

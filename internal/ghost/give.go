@@ -1,7 +1,5 @@
 package ghost
 
-import "sync/atomic"
-
 // Lending the core. Where a ghost shares its core with its users it runs
 // at the lowest priority (internal/core/priority.go): it gets the core
 // only while they leave it. A user that waits on something only MPICH can
@@ -43,8 +41,9 @@ func (g *Ghost) giveBack() {
 }
 
 // publishBusy tells the users whether the ghost has work outstanding in
-// MPI (GhostHdr.Busy): while it has, a user waiting on MPICH lends it the
-// core. Stored only when it changes, so an idle ghost writes nothing.
+// MPI (the busy word, channel.h: GhostHdr.PublishBusy): while it has, a
+// user waiting on MPICH lends it the core. Stored only when it changes,
+// so an idle ghost writes nothing.
 func (g *Ghost) publishBusy() {
 	n := uint32(len(g.reqs) + len(g.probes))
 	if n == 0 && g.match.busy() {
@@ -52,6 +51,6 @@ func (g *Ghost) publishBusy() {
 	}
 	if n != g.busy {
 		g.busy = n
-		atomic.StoreUint32(&g.hdr.Busy, n)
+		g.hdr.PublishBusy(n)
 	}
 }

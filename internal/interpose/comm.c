@@ -157,10 +157,7 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
 CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm)
 {
-    CSP_LOCK();
-    struct csp_comm *c = csp_comm_get(comm);
-    int n = c && c->watch ? (int)++c->ncoll : 0;
-    CSP_UNLOCK();
+    int n = csp_route_coll(comm);
     return n ? csp_ip_raise(comm, csp_go_coll_check((int)comm, n)) : MPI_SUCCESS;
 }
 

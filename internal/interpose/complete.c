@@ -59,22 +59,3 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
 {
     return csp_request_get_status(req, flag, st);
 }
-
-CSP_IP_HIDDEN int csp_ip_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
-{
-    if (*req == MPI_REQUEST_NULL) {
-        *flag = 1;
-        return MPI_SUCCESS;
-    }
-    struct csp_op *op = csp_req_op(*req);
-    if (!op)
-        return csp_mpich_test_locked(req, flag, st);
-    if (!csp_poll_op(op)) {
-        *flag = 0;
-        return MPI_SUCCESS;
-    }
-    /* Take the result from the record and return it; the error goes to
-     * our caller, not to an error handler. */
-    *flag = 1;
-    return csp_req_complete(op, req, st);
-}

@@ -24,7 +24,7 @@ struct idup {
 };
 
 /* Called by the Wait/Test family with csp_u.lock held. */
-static int idup_poll(struct csp_op *op)
+static int idup_poll(struct csp_req *op)
 {
     struct idup *d = op->ctx;
     for (int i = 0; i < 2; i++) {
@@ -72,22 +72,12 @@ static int idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *re
     if (rc == MPI_SUCCESS && d->nwords > 0)
         rc = PMPI_Iallreduce(d->words, d->words + d->nwords, d->nwords, MPI_UINT64_T, MPI_BAND, c,
                              &d->req[1]);
-    struct csp_op *op = NULL;
     if (rc == MPI_SUCCESS) {
         d->newcomm = *newcomm;
-        CSP_LOCK();
-        if ((op = csp_op_alloc()) != NULL) {
-            op->poll = idup_poll;
-            op->ctx = d;
-            op->state = CSP_OPS_POSTED; /* a deferred operation: polled until done */
-            csp_req_start(op, request);
-        } else {
-            rc = MPI_ERR_NO_MEM;
-        }
-        CSP_UNLOCK();
+        /* a deferred operation: polled until done */
+        if ((rc = csp_start_deferred(idup_poll, d, request)) == MPI_SUCCESS)
+            return MPI_SUCCESS;
     }
-    if (op)
-        return MPI_SUCCESS;
     /* Could not start: finish what was started, give the plan back. */
     for (int i = 0; i < 2; i++)
         if (d->req[i] != MPI_REQUEST_NULL)

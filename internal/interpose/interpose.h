@@ -69,9 +69,6 @@ CSP_IP_HIDDEN int csp_ip_raise(MPI_Comm comm, int code);
 /* Tell the runtime newcomm was created from parent with info; raises a
  * hint error through newcomm's error handler. */
 CSP_IP_HIDDEN int csp_ip_created(MPI_Comm parent, MPI_Comm newcomm, MPI_Info info);
-/* Test one request that may be offloaded, outside the application's view
- * (used by composite requests). Like PMPI_Test. Call with csp_u.lock held. */
-CSP_IP_HIDDEN int csp_ip_test_inner(MPI_Request *req, int *flag, MPI_Status *st);
 /* Pack count elements of buf into a block of the shared heap (the send
  * half of a replace then needs no bounce copy); *tmp is NULL when there are
  * no bytes. Errors are raised on c. Free with csp_ip_free_tmp. */
@@ -81,13 +78,6 @@ CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp);
 /* Remember code's message for MPI_Error_string (errstring.c). */
 CSP_IP_HIDDEN void csp_ip_errtext_add(int code, const char *msg);
 CSP_IP_HIDDEN int csp_ip_errtext_get(int code, char *msg);
-/* Shared-heap calls under the fast path's lock (memory.c, for the wrappers
- * and Go). csp_ip_heap_free returns 1 if p was a block of the heap (now
- * free), 0 otherwise. */
-CSP_IP_HIDDEN void *csp_ip_heap_alloc(size_t n);
-CSP_IP_HIDDEN int csp_ip_heap_free(void *p);
-CSP_IP_HIDDEN int csp_ip_heap_add_external(int fd, void *base, uint64_t size);
-CSP_IP_HIDDEN int csp_ip_heap_remove_external(uint32_t seg);
 /* MPICH's MPI_Win_allocate_shared (its _c twin when large), and
  * MPI_Win_create (or _c) over base standing in for it (memory.c). */
 CSP_IP_HIDDEN int csp_ip_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large,

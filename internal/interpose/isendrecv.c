@@ -23,14 +23,14 @@ struct pair {
 };
 
 /* Called by the Wait/Test family with csp_u.lock held. */
-static int pair_poll(struct csp_op *op)
+static int pair_poll(struct csp_req *op)
 {
     struct pair *p = op->ctx;
     for (int i = 0; i < 2; i++) {
         if (p->req[i] == MPI_REQUEST_NULL)
             continue;
         int flag = 0;
-        p->err[i] = csp_ip_test_inner(&p->req[i], &flag, &p->st[i]);
+        p->err[i] = csp_test_inner(&p->req[i], &flag, &p->st[i]);
         if (!flag && p->err[i] == MPI_SUCCESS)
             return 0;
         p->req[i] = MPI_REQUEST_NULL;
@@ -44,8 +44,7 @@ static int pair_poll(struct csp_op *op)
     op->st_bytes = bytes;
     op->st_cancelled = canc;
     op->st_error = p->err[0] != MPI_SUCCESS ? p->err[0] : p->err[1];
-    if (p->tmp)
-        csp_heap_free(csp_u.heap, p->tmp);
+    csp_shared_free_locked(p->tmp);
     free(p);
     op->ctx = NULL;
     return 1;
@@ -67,24 +66,13 @@ static int post_pair(const void *sbuf, int scount, MPI_Datatype stype, int dest,
     int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, c, &p->req[0]);
     if (rc == MPI_SUCCESS)
         rc = csp_isend(sbuf, scount, stype, dest, stag, c, &p->req[1], 0);
-    struct csp_op *op = NULL;
     if (rc == MPI_SUCCESS) {
-        CSP_LOCK();
-        op = csp_op_alloc();
-        if (op) {
-            /* A deferred operation: no cell; the Wait/Test family polls it
-             * (MPI_Cancel has nothing to forward to the ghost for it). */
-            op->poll = pair_poll;
-            op->ctx = p;
-            op->state = CSP_OPS_POSTED;
-            csp_req_start(op, req);
-        } else {
-            rc = csp_error(c, CSP_E_NOMEM);
-        }
-        CSP_UNLOCK();
+        /* A deferred operation: no cell; the Wait/Test family polls it
+         * (MPI_Cancel has nothing to forward to the ghost for it). */
+        if (csp_start_deferred(pair_poll, p, req) == MPI_SUCCESS)
+            return MPI_SUCCESS;
+        rc = csp_error(c, CSP_E_NOMEM);
     }
-    if (op)
-        return MPI_SUCCESS;
     if (p->req[0] != MPI_REQUEST_NULL) {
         csp_cancel(&p->req[0]);
         csp_wait(&p->req[0], MPI_STATUS_IGNORE);

@@ -26,7 +26,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         if (rc != MPI_SUCCESS)
             return csp_ip_raise(csp_ip_world, rc);
         if (regist) {
-            void *p = csp_ip_heap_alloc((size_t)size);
+            void *p = csp_shared_alloc((size_t)size);
             if (!p)
                 return csp_error(csp_ip_world, CSP_E_NOMEM);
             *(void **)baseptr = p;
@@ -38,29 +38,9 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int MPI_Free_mem(void *base)
 {
-    if (csp_ip_heap_free(base))
+    if (csp_shared_free(base))
         return MPI_SUCCESS;
     return PMPI_Free_mem(base);
-}
-
-CSP_IP_HIDDEN void *csp_ip_heap_alloc(size_t n)
-{
-    if (!csp_u.heap || n == 0)
-        return NULL;
-    CSP_LOCK();
-    void *p = csp_heap_alloc(csp_u.heap, n);
-    CSP_UNLOCK();
-    return p;
-}
-
-CSP_IP_HIDDEN int csp_ip_heap_free(void *p)
-{
-    if (!p || !csp_u.heap)
-        return 0;
-    CSP_LOCK();
-    int mine = csp_heap_block_size(csp_u.heap, p) > 0 && csp_heap_free(csp_u.heap, p) == 0;
-    CSP_UNLOCK();
-    return mine;
 }
 
 CSP_IP_HIDDEN int csp_ip_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large,
@@ -138,7 +118,7 @@ int MPI_Win_free(MPI_Win *win)
     int rc = PMPI_Win_free(win);
     if (stand_in) {
         if (rc == MPI_SUCCESS)
-            csp_ip_heap_free(mem); /* MPI is done with it */
+            csp_shared_free(mem); /* MPI is done with it */
         else
             csp_go_win_kept((int)w, mem);
     }
@@ -214,22 +194,4 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp
     if (csp_ip_nwins == 0 || !csp_go_win_stands_in((int)win))
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     return stand_in_query(win, rank, size, disp_unit, baseptr);
-}
-
-CSP_IP_HIDDEN int csp_ip_heap_add_external(int fd, void *base, uint64_t size)
-{
-    CSP_LOCK();
-    int rc = csp_heap_add_external(csp_u.heap, fd, base, size);
-    CSP_UNLOCK();
-    return rc;
-}
-
-CSP_IP_HIDDEN int csp_ip_heap_remove_external(uint32_t seg)
-{
-    CSP_LOCK();
-    int rc = csp_heap_remove_external(csp_u.heap, seg);
-    if (rc == 0 && csp_u.on)
-        csp_control(CSP_OP_SEGMENT, seg, 0); /* the ghost unmaps it now */
-    CSP_UNLOCK();
-    return rc;
 }

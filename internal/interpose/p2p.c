@@ -116,9 +116,7 @@ CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, M
         return csp_ip_raise(c, rc);
     if (size == 0)
         return MPI_SUCCESS;
-    CSP_LOCK();
-    *tmp = csp_heap_alloc(csp_u.heap, (size_t)size);
-    CSP_UNLOCK();
+    *tmp = csp_shared_alloc((size_t)size);
     if (!*tmp)
         return csp_error(c, CSP_E_NOMEM);
     int pos = 0;
@@ -131,14 +129,7 @@ CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, M
     return MPI_SUCCESS;
 }
 
-CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp)
-{
-    if (!tmp)
-        return;
-    CSP_LOCK();
-    csp_heap_free(csp_u.heap, tmp);
-    CSP_UNLOCK();
-}
+CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp) { csp_shared_free(tmp); }
 
 /* Sendrecv_replace on the mapped communicator c. Offloaded: the send half
  * leaves from a packed copy, so the receive may land in buf at once. */

@@ -138,9 +138,9 @@ func csp_go_win_allocate_shared(size, dispUnit C.int64_t, large, inf, c C.int, b
 func allocateShared(a winArgs, want bool, baseptr *unsafe.Pointer, win *C.MPI_Win) (w *window, created bool, rc C.int) {
 	if want && a.alone() {
 		// MPI would malloc it: make a stand-in over heap memory at once.
-		if mem := C.csp_ip_heap_alloc(C.size_t(a.size)); mem != nil {
+		if mem := C.csp_shared_alloc(C.size_t(a.size)); mem != nil {
 			if rc := a.createStandIn(mem, baseptr, win); rc != C.MPI_SUCCESS {
-				C.csp_ip_heap_free(mem)
+				C.csp_shared_free(mem)
 				return nil, false, rc
 			}
 			return &window{standIn: true, mem: mem}, true, C.MPI_SUCCESS
@@ -160,11 +160,11 @@ func allocateShared(a winArgs, want bool, baseptr *unsafe.Pointer, win *C.MPI_Wi
 		return sh.remapped, true, C.MPI_SUCCESS
 	}
 	if err := mw.Free(); err != nil {
-		C.csp_ip_heap_free(sh.mem)
+		C.csp_shared_free(sh.mem)
 		return nil, false, C.int(codeOf(err))
 	}
 	if rc := a.createStandIn(sh.mem, baseptr, win); rc != C.MPI_SUCCESS {
-		C.csp_ip_heap_free(sh.mem)
+		C.csp_shared_free(sh.mem)
 		return nil, false, rc
 	}
 	return &window{standIn: true, mem: sh.mem}, true, C.MPI_SUCCESS
@@ -235,11 +235,11 @@ func csp_go_win_stands_in(win C.int) C.int {
 // close releases what the window holds of ours.
 func (w *window) close() {
 	if w.standIn {
-		C.csp_ip_heap_free(w.mem)
+		C.csp_shared_free(w.mem)
 		return
 	}
 	if w.heapSeg >= 0 {
-		C.csp_ip_heap_remove_external(C.uint32_t(w.heapSeg))
+		C.csp_shared_remove_external(C.uint32_t(w.heapSeg))
 	}
 	w.seg.Close()
 }
@@ -381,14 +381,14 @@ func shareWindow(win mpi.Win, a winArgs, want bool) (share, error) {
 	}
 	heapSeg := -1
 	if seg != nil {
-		if heapSeg = int(C.csp_ip_heap_add_external(C.int(seg.Fd()), mem, C.uint64_t(n))); heapSeg < 0 {
+		if heapSeg = int(C.csp_shared_add_external(C.int(seg.Fd()), mem, C.uint64_t(n))); heapSeg < 0 {
 			why = whySegs
 		}
 	}
 	var own unsafe.Pointer
 	if want && private {
 		var errno error
-		if own, errno = C.csp_ip_heap_alloc(C.size_t(e.mine)); own == nil {
+		if own, errno = C.csp_shared_alloc(C.size_t(e.mine)); own == nil {
 			verbose(2, "window %#x: no block of %d bytes in the shared heap: %v", uint32(win.Raw()), e.mine, errno)
 			why = whyHeap
 			if errno == unix.ENOSPC {
@@ -416,12 +416,12 @@ func shareWindow(win mpi.Win, a winArgs, want bool) (share, error) {
 	standIn := err == nil && all[vWant] == 1 && all[vReady] == 1 && all[vNotShared] == 1 && all[vNotPriv] == 0
 	if !remap {
 		if heapSeg >= 0 {
-			C.csp_ip_heap_remove_external(C.uint32_t(heapSeg))
+			C.csp_shared_remove_external(C.uint32_t(heapSeg))
 		}
 		seg.Close()
 	}
 	if !standIn {
-		C.csp_ip_heap_free(own)
+		C.csp_shared_free(own)
 	}
 	switch {
 	case err != nil:

@@ -42,6 +42,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Generate reads the definitions file in (a path) and returns the Go
@@ -131,6 +132,21 @@ func goTool() string {
 		}
 	}
 	return "go"
+}
+
+// RequireFresh is the stale check of a package whose layout is generated
+// (go generate: layoutgen layout_defs.go layout_gen.go): it regenerates
+// layout_gen.go from the header and fails t if the checked-in file
+// differs, or skips t where Generate cannot run. Each such package calls
+// it from its TestLayoutGenerated.
+func RequireFresh(t testing.TB) {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skipf("cannot run cgo -godefs here: %v", err)
+	}
+	if err := Check("layout_defs.go", "layout_gen.go"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Available reports why Generate cannot run here (no go command, no C

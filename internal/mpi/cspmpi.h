@@ -84,6 +84,10 @@ static inline int cspmpi_err_in_status(int rc)
 /* Per-thread scratch array of MPI_Status for the multiple-completion calls (C heap, grown on demand). */
 MPI_Status *cspmpi_scratch_statuses(int n);
 
+/* The first symbol defined in the process among a few that only Open MPI
+ * defines, or NULL (foreign.c). */
+const char *csp_openmpi_symbol(void);
+
 /* ---- init, threads ---- */
 
 static inline cspmpi_iret cspmpi_init_thread(int required)

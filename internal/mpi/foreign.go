@@ -1,20 +1,7 @@
 package mpi
 
 /*
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stddef.h>
-
-// The first symbol defined in the process among a few that only Open MPI
-// defines, or NULL.
-static const char *csp_openmpi_symbol(void)
-{
-	static const char *names[] = {"ompi_mpi_init", "ompi_mpi_comm_world", "ompi_mpi_finalize"};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (dlsym(RTLD_DEFAULT, names[i]))
-			return names[i];
-	return NULL;
-}
+#include "cspmpi.h"
 */
 import "C"
 

@@ -2,9 +2,6 @@ package user
 
 /*
 #include "user.h"
-
-// MPI_STATUSES_IGNORE is (MPI_Status *)1: it stays in C.
-static int csp_waitall_ignore(int n, MPI_Request *reqs) { return csp_waitall(n, reqs, MPI_STATUSES_IGNORE); }
 */
 import "C"
 
@@ -139,5 +136,5 @@ func Waitall(reqs []mpi.Request) error {
 		return nil
 	}
 	h := (*C.MPI_Request)(unsafe.Pointer(&reqs[0]))
-	return codeError(int(C.csp_waitall_ignore(C.int(len(reqs)), h)), "MPI_Waitall")
+	return codeError(int(C.csp_waitall_nostatus(C.int(len(reqs)), h)), "MPI_Waitall")
 }

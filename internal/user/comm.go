@@ -3,30 +3,6 @@ package user
 /*
 #include <stdlib.h>
 #include "user.h"
-
-// The table is read by every fast-path call: change it under the lock
-// (MPI_THREAD_MULTIPLE).
-static struct csp_comm *csp_comm_detach(MPI_Comm comm)
-{
-	CSP_LOCK();
-	struct csp_comm *c = csp_comm_take(comm);
-	CSP_UNLOCK();
-	return c;
-}
-static void csp_comm_release(struct csp_comm *c)
-{
-	CSP_LOCK();
-	csp_comm_unref(c);
-	CSP_UNLOCK();
-}
-static int csp_comm_refs(MPI_Comm comm)
-{
-	CSP_LOCK();
-	struct csp_comm *c = csp_comm_get(comm);
-	int refs = c ? c->refs : 0;
-	CSP_UNLOCK();
-	return refs;
-}
 */
 import "C"
 

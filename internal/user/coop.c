@@ -22,6 +22,9 @@
  */
 #define _GNU_SOURCE
 #include "user.h"
+#include "block.h"
+#include "liveness.h"
+#include "submit.h"
 
 #include <time.h>
 
@@ -37,9 +40,6 @@
 /* The ghost's liveness is checked every this many lends in a wait. */
 #define LEND_LIVENESS 64
 
-int csp_ghost_alive(void); /* liveness.c */
-void csp_ring_doorbell(void); /* engine.c */
-
 static inline double now_us(void)
 {
     struct timespec ts;
@@ -52,7 +52,7 @@ static inline double now_us(void)
  * taken from the ring yet. */
 static int owed_locked(void)
 {
-    if (__atomic_load_n(&csp_u.ghost->busy, __ATOMIC_RELAXED) != 0)
+    if (csp_ghost_busy(csp_u.ghost))
         return 1;
     return spsc_free(&csp_u.prod) != spsc_capacity(&csp_u.ring);
 }

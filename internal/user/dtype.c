@@ -5,6 +5,7 @@
  * alive while an operation still needs it (csp_type_ref).
  */
 #include "user.h"
+#include "dtype.h"
 
 #include <stdint.h>
 

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "user.h"
+#include "liveness.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -10,6 +10,11 @@
  * MPICH's own and pass through.
  */
 #include "user.h"
+#include "block.h"
+#include "post.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <stdlib.h>
 
@@ -63,7 +68,7 @@ static int matched_probe(uint8_t kind, int src, int tag, struct csp_comm *c, int
     csp_submit(op);
     rc = csp_wait_op(op);
     if (rc == MPI_SUCCESS)
-        rc = op->st_error;
+        rc = op->r.st_error;
     *flag = 0;
     if (rc == MPI_SUCCESS && op->st_found) {
         int i = msg_alloc();
@@ -75,12 +80,12 @@ static int matched_probe(uint8_t kind, int src, int tag, struct csp_comm *c, int
             m->ghost_id = op->st_msg;
             m->comm = c;
             c->refs++;
-            m->src = op->st_source;
-            m->tag = op->st_tag;
-            m->bytes = op->st_bytes;
+            m->src = op->r.st_source;
+            m->tag = op->r.st_tag;
+            m->bytes = op->r.st_bytes;
             *msg = (MPI_Message)(CSP_MSG_KIND | (uint32_t)i);
             *flag = 1;
-            csp_req_fill_status(op, st);
+            csp_req_fill_status(&op->r, st);
         }
     } else if (rc == MPI_SUCCESS) {
         csp_poke_progress();
@@ -165,8 +170,8 @@ int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Statu
         csp_submit(op);
         rc = csp_wait_op(op);
         if (rc == MPI_SUCCESS) {
-            csp_req_fill_status(op, st);
-            rc = op->st_error;
+            csp_req_fill_status(&op->r, st);
+            rc = op->r.st_error;
         }
         csp_op_release(op);
     }
@@ -184,7 +189,7 @@ int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Requ
         int rc = csp_post_null_recv(csp_u.world, &op);
         if (rc == MPI_SUCCESS) {
             *msg = MPI_MESSAGE_NULL;
-            csp_req_start(op, req);
+            csp_req_start(&op->r, req);
         }
         CSP_UNLOCK();
         return rc;

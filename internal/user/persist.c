@@ -13,6 +13,14 @@
  * handles by their kind and keeps them away from MPICH.
  */
 #include "user.h"
+#include "persist.h"
+#include "block.h"
+#include "complete.h"
+#include "dtype.h"
+#include "post.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <stdlib.h>
 
@@ -148,20 +156,21 @@ static void direct_done(struct csp_op *op, int rc, MPI_Status *st)
     int cancelled = 0;
     PMPI_Get_elements_x(st, MPI_BYTE, &bytes);
     PMPI_Test_cancelled(st, &cancelled);
-    op->st_source = st->MPI_SOURCE;
-    op->st_tag = st->MPI_TAG;
-    op->st_bytes = bytes;
-    op->st_cancelled = cancelled;
-    op->st_error = rc;
-    op->state = CSP_OPS_DONE;
+    op->r.st_source = st->MPI_SOURCE;
+    op->r.st_tag = st->MPI_TAG;
+    op->r.st_bytes = bytes;
+    op->r.st_cancelled = cancelled;
+    op->r.st_error = rc;
+    op->r.state = CSP_OPS_DONE;
     csp_u.ndirect_ops--;
     if (op->target_gen) /* a counted receive (route.c) */
         csp_route_recv_end(op->comm, rc == MPI_SUCCESS && !cancelled);
     op->target_gen = 0;
 }
 
-static int direct_poll(struct csp_op *op)
+static int direct_poll(struct csp_req *r)
 {
+    struct csp_op *op = csp_op_of(r);
     int flag = 0;
     MPI_Status st;
     int rc = PMPI_Test(inner(op), &flag, &st);
@@ -197,9 +206,9 @@ static int start_direct(struct csp_preq *p, struct csp_comm *c, struct csp_op **
         csp_op_release(op);
         return rc;
     }
-    op->kind = p->kind;
-    op->state = CSP_OPS_POSTED;
-    op->poll = direct_poll;
+    csp_op_set_kind(op, p->kind, p->kind != CSP_OP_RECV);
+    op->r.state = CSP_OPS_POSTED;
+    op->r.poll = direct_poll;
     op->flags |= CSP_OPF_DIRECT;
     *inner(op) = r;
     op->target_gen = (uint32_t)recv;
@@ -213,7 +222,7 @@ static int start_direct(struct csp_preq *p, struct csp_comm *c, struct csp_op **
 
 int csp_direct_op_wait(struct csp_op *op)
 {
-    if (op->state == CSP_OPS_DONE)
+    if (op->r.state == CSP_OPS_DONE)
         return MPI_SUCCESS;
     MPI_Request r = *inner(op);
     MPI_Status st;
@@ -227,7 +236,7 @@ int csp_direct_op_wait(struct csp_op *op)
 
 int csp_direct_op_cancel(struct csp_op *op)
 {
-    return op->state == CSP_OPS_DONE ? MPI_SUCCESS : PMPI_Cancel(inner(op));
+    return op->r.state == CSP_OPS_DONE ? MPI_SUCCESS : PMPI_Cancel(inner(op));
 }
 
 /* Start p: post its operation. Arguments are checked here, as MPI_Start
@@ -324,8 +333,8 @@ int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st)
 {
     int rc = MPI_SUCCESS;
     if (p->op) {
-        csp_req_fill_status(p->op, st);
-        rc = p->op->st_error;
+        csp_req_fill_status(&p->op->r, st);
+        rc = p->op->r.st_error;
         csp_op_release(p->op);
         p->op = NULL;
     } else {
@@ -343,8 +352,8 @@ int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st)
 int csp_preq_free(struct csp_preq *p, MPI_Request *req)
 {
     if (p->op) {
-        p->op->freed = 1;
-        if (p->op->poll)
+        p->op->r.freed = 1;
+        if (p->op->r.poll)
             csp_defer_freed(p->op);
         else
             csp_u.nfreed_pending++;

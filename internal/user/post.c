@@ -9,6 +9,12 @@
  * a blocking and a nonblocking operation never take different routes.
  */
 #include "user.h"
+#include "post.h"
+#include "block.h"
+#include "dtype.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <limits.h>
 #include <string.h>
@@ -179,7 +185,7 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     struct csp_op *op = csp_op_alloc();
     if (!op)
         return csp_error(c->comm, CSP_E_NOMEM);
-    op->kind = sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND;
+    csp_op_set_kind(op, sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND, 1);
     if (sync == CSP_SEND_BUFFERED)
         op->flags |= CSP_CELL_F_BOUNCE;
     op->src = dest;
@@ -234,29 +240,25 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
     return MPI_SUCCESS;
 }
 
-/* Count a send straight to MPICH on c's direct route (route.c, prof.c). */
-static inline void direct_sent(struct csp_comm *c, int dest, int count, MPI_Datatype dt)
+int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req)
 {
-    if (c && c->algo == CSP_ALGO_OFF && dest != MPI_PROC_NULL) {
-        c->sent++;
-        csp_prof_sent(c, count, dt);
+    CSP_LOCK();
+    struct csp_op *op = csp_op_alloc();
+    if (op) {
+        op->r.poll = poll;
+        op->r.ctx = ctx;
+        op->r.st_error = MPI_SUCCESS; /* poll may keep the first error it sees */
+        op->r.state = CSP_OPS_POSTED; /* polled until done; no cell, nothing to cancel */
+        csp_req_start(&op->r, req);
     }
-}
-
-/* A receive or blocking probe straight to MPICH on c's direct route:
- * counted as pending (route.c) until csp_direct_recv_posted/_end. */
-static inline struct csp_comm *direct_recv(struct csp_comm *c, int src)
-{
-    if (!c || c->algo != CSP_ALGO_OFF || src == MPI_PROC_NULL)
-        return NULL;
-    csp_route_recv_begin(c);
-    return c;
+    CSP_UNLOCK();
+    return op ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 /* Hand a fresh op to the application as a request, and submit it. */
 int csp_start_request(struct csp_op *op, MPI_Request *req)
 {
-    csp_req_start(op, req);
+    csp_req_start(&op->r, req);
     csp_submit(op);
     return MPI_SUCCESS;
 }
@@ -266,8 +268,8 @@ static int finish_blocking(struct csp_op *op, MPI_Status *st)
 {
     int rc = csp_wait_op(op);
     if (rc == MPI_SUCCESS) {
-        csp_req_fill_status(op, st);
-        rc = op->st_error;
+        csp_req_fill_status(&op->r, st);
+        rc = op->r.st_error;
     }
     csp_op_release(op);
     return rc;
@@ -282,7 +284,7 @@ int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
-        direct_sent(c, dest, count, dt);
+        csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
         return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
                     : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
@@ -307,12 +309,12 @@ static int done_record(MPI_Comm comm, uint8_t kind, int source, struct csp_op **
     if (!op)
         return csp_error(comm, CSP_E_NOMEM);
     op->kind = kind;
-    op->state = CSP_OPS_DONE;
-    op->st_source = source;
-    op->st_tag = MPI_ANY_TAG;
-    op->st_error = MPI_SUCCESS;
-    op->st_bytes = 0;
-    op->st_cancelled = 0;
+    op->r.state = CSP_OPS_DONE;
+    op->r.st_source = source;
+    op->r.st_tag = MPI_ANY_TAG;
+    op->r.st_error = MPI_SUCCESS;
+    op->r.st_bytes = 0;
+    op->r.st_cancelled = 0;
     *done = op;
     return MPI_SUCCESS;
 }
@@ -331,7 +333,7 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF) {
         csp_u.n_direct++;
-        struct csp_comm *d = direct_recv(c, src);
+        struct csp_comm *d = csp_route_recv_on(c, src);
         CSP_UNLOCK();
         rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
         csp_direct_recv_posted(d, rc, *req);
@@ -341,7 +343,7 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     if (src == MPI_PROC_NULL) {
         csp_u.n_direct++;
         if ((rc = csp_post_null_recv(comm, &op)) == MPI_SUCCESS)
-            csp_req_start(op, req);
+            csp_req_start(&op->r, req);
         CSP_UNLOCK();
         return rc;
     }
@@ -361,7 +363,7 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_u.n_direct++;
-        direct_sent(c, dest, count, dt);
+        csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
         if (csp_coop_owed()) { /* coop.c: MPICH must not spin on the ghost's core */
             MPI_Request r;
@@ -391,7 +393,7 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
         csp_u.n_direct++;
-        struct csp_comm *d = direct_recv(c, src);
+        struct csp_comm *d = csp_route_recv_on(c, src);
         CSP_UNLOCK();
         /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
          * source 0 and tag 0 instead of MPI's empty status */
@@ -416,67 +418,6 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
     return rc;
 }
 
-int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
-{
-    struct csp_comm *c, *d = NULL;
-    CSP_LOCK();
-    c = csp_comm_get(comm);
-    if (!c || c->algo == CSP_ALGO_OFF) {
-        direct_sent(c, dest, scount, stype);
-        d = direct_recv(c, src);
-    }
-    CSP_UNLOCK();
-    if (!c || c->algo == CSP_ALGO_OFF) {
-        int rc;
-        if (src != MPI_PROC_NULL && csp_coop_owed()) { /* coop.c; csp_recv: MPI_PROC_NULL */
-            /* Two requests, not MPICH 4.0.2's MPI_Isendrecv: that one
-             * completes with an empty status (conformance/progs/isendrecv). */
-            MPI_Request r[2];
-            MPI_Status sts[2];
-            rc = PMPI_Irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
-            if (rc == MPI_SUCCESS && (rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &r[1])) != MPI_SUCCESS) {
-                PMPI_Cancel(&r[0]);
-                PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
-            } else if (rc == MPI_SUCCESS) {
-                rc = csp_coop_waitall(2, r, sts);
-                if (rc == MPI_ERR_IN_STATUS)
-                    rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
-                if (st != MPI_STATUS_IGNORE) { /* the receive's; MPI_ERROR is the caller's */
-                    int keep = st->MPI_ERROR;
-                    *st = sts[0];
-                    st->MPI_ERROR = keep;
-                }
-            }
-        } else {
-            rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
-                               comm, st);
-        }
-        csp_direct_recv_end(d, rc, 1);
-        return rc;
-    }
-    MPI_Request r[2];
-    int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = csp_isend(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
-    if (rc != MPI_SUCCESS) {
-        csp_cancel(&r[0]);
-        csp_wait(&r[0], MPI_STATUS_IGNORE);
-        return rc;
-    }
-    MPI_Status sts[2];
-    rc = csp_waitall(2, r, sts);
-    if (st != MPI_STATUS_IGNORE) { /* the receive's status; MPI_ERROR is the caller's */
-        int keep = st->MPI_ERROR;
-        *st = sts[0];
-        st->MPI_ERROR = keep;
-    }
-    if (rc == MPI_ERR_IN_STATUS)
-        rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
-    return rc;
-}
-
 int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 {
     CSP_LOCK();
@@ -495,10 +436,10 @@ int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         if (rc == MPI_SUCCESS) {
             *flag = op->st_found;
             if (op->st_found)
-                csp_req_fill_status(op, st);
+                csp_req_fill_status(&op->r, st);
             else
                 csp_poke_progress();
-            rc = op->st_error;
+            rc = op->r.st_error;
         }
         csp_op_release(op);
     }
@@ -513,7 +454,7 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
     struct csp_comm *c = csp_comm_get(comm);
     int rc;
     if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
-        struct csp_comm *d = direct_recv(c, src); /* blocking: pending until it returns */
+        struct csp_comm *d = csp_route_recv_on(c, src); /* blocking: pending until it returns */
         CSP_UNLOCK();
         rc = src == MPI_PROC_NULL ? PMPI_Probe(src, tag, comm, st) : csp_coop_probe(src, tag, comm, st);
         csp_direct_recv_end(d, rc, 0);
@@ -540,7 +481,7 @@ static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
     int rc = csp_post_send(buf, count, dt, dest, tag, c, CSP_SEND_BUFFERED, &op);
     if (rc != MPI_SUCCESS)
         return rc;
-    op->freed = 1; /* nobody waits: finish() returns the record */
+    op->r.freed = 1; /* nobody waits: finish() returns the record */
     csp_u.nfreed_pending++;
     csp_u.n_isend++;
     csp_submit(op);
@@ -553,7 +494,7 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        direct_sent(c, dest, count, dt);
+        csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
         return PMPI_Bsend(buf, count, dt, dest, tag, comm);
     }
@@ -582,14 +523,14 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        direct_sent(c, dest, count, dt);
+        csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
         return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
     }
     struct csp_op *done;
     int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);
     if (rc == MPI_SUCCESS)
-        csp_req_start(done, req);
+        csp_req_start(&done->r, req);
     CSP_UNLOCK();
     return rc;
 }

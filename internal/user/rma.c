@@ -7,6 +7,7 @@
  * threads are erroneous).
  */
 #include "rma.h"
+#include "control.h"
 #include "user.h"
 
 #include <sched.h>

@@ -29,6 +29,7 @@
  * tracked.
  */
 #include "user.h"
+#include "route.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -161,12 +162,12 @@ void csp_route_op_done(struct csp_op *op)
          * perhaps none either; counting it unmatched can only make the
          * entry look busy for ever, never quiescent too early. */
         c->pend_recv--;
-        c->matched += !op->st_cancelled && consumed(op->st_error);
+        c->matched += !op->r.st_cancelled && consumed(op->r.st_error);
         break;
     case CSP_OP_MPROBE:
     case CSP_OP_IMPROBE:
         c->pend_recv--;
-        c->matched += op->st_found && op->st_error == MPI_SUCCESS;
+        c->matched += op->st_found && op->r.st_error == MPI_SUCCESS;
         break;
     case CSP_OP_PROBE:
     case CSP_OP_IPROBE:
@@ -483,4 +484,13 @@ int csp_mpich_cancel(MPI_Request *req)
         CSP_UNLOCK();
     }
     return PMPI_Cancel(req);
+}
+
+int csp_route_coll(MPI_Comm comm)
+{
+    CSP_LOCK();
+    struct csp_comm *c = csp_comm_get(comm);
+    int n = c && c->watch ? (int)++c->ncoll : 0;
+    CSP_UNLOCK();
+    return n;
 }

@@ -2,56 +2,7 @@ package user
 
 /*
 #include "user.h"
-
-// The counts of comm's current entry (route.c), under the caller's lock.
-static int csp_route_counts(MPI_Comm comm, int64_t out[3])
-{
-	struct csp_comm *c = csp_comm_get(comm);
-	if (!c)
-		return -1;
-	out[0] = c->sent - c->matched;
-	out[1] = c->pend_recv;
-	out[2] = c->stuck;
-	return 0;
-}
-
-// Look at (or stop looking at) the collectives on comm's entry.
-static void csp_route_watch(MPI_Comm comm, int on)
-{
-	CSP_LOCK();
-	struct csp_comm *c = csp_comm_get(comm);
-	if (c && (c->watch != 0) != (on != 0)) {
-		c->watch = (uint8_t)(on != 0);
-		if (on)
-			csp_u.nwatch++;
-		else
-			csp_u.nwatch--;
-	}
-	CSP_UNLOCK();
-}
-
-// Messages and bytes sent on comm's entry since the last call (prof.c).
-static void csp_route_take_sent(MPI_Comm comm, uint64_t *msgs, uint64_t *bytes)
-{
-	struct csp_comm *c = csp_comm_get(comm);
-	*msgs = c ? c->ep_msgs : 0;
-	*bytes = c ? c->ep_bytes : 0;
-	if (c)
-		c->ep_msgs = c->ep_bytes = 0;
-}
-
-// Sum n int64 over comm. Under MPI_THREAD_MULTIPLE the caller holds the
-// lock (no post may slip in): a blocking Allreduce. Otherwise the
-// nonblocking one, waited for as MPICH's other requests are (coop.c:
-// lending the core to a ghost that has work).
-static int csp_route_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n)
-{
-	if (csp_u.multiple)
-		return PMPI_Allreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm);
-	MPI_Request r;
-	int rc = PMPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm, &r);
-	return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
-}
+#include "route.h"
 */
 import "C"
 

@@ -15,6 +15,9 @@
  */
 #define _GNU_SOURCE
 #include "user.h"
+#include "testhook.h"
+#include "block.h"
+#include "complete.h"
 
 #include <limits.h>
 #include <string.h>

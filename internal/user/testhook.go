@@ -2,10 +2,7 @@ package user
 
 /*
 #include <stdint.h>
-#include "user.h"
-
-int csp_test_usage(int drain, uint32_t *cells_in_use, uint64_t *ops_live, uint64_t *heap_in_use,
-                   uint32_t *held);
+#include "testhook.h"
 */
 import "C"
 

@@ -1,7 +1,20 @@
-// Package user is the user side of CasperII: the C fast path (user.h,
-// post.c, wait.c, engine.c, comm.c) and the Go code that sets it up at
-// MPI_Init, installs communicator entries, and shuts it down at
-// MPI_Finalize.
+// Package user is the user side of CasperII: the C fast path and the Go
+// code that sets it up at MPI_Init, installs communicator entries, and
+// shuts it down at MPI_Finalize.
+//
+// The C, one job per file: state.c (the process's state), comm.c (the
+// communicator table), post.c (posting), submit.c (publishing to the
+// ghost, back-pressure), complete.c (completion), pump.c (background
+// work), block.c (polite waiting), wait.c (the Wait/Test family),
+// control.c (control cells), persist.c, message.c, sendrecv.c, route.c and
+// switch.c (the direct route and its counters), coop.c and lendtimer.c
+// (lending the core), dtype.c, errors.c, liveness.c, prof.c, shared.c,
+// testhook.c. user.h is what the interposer and Go see; op.h is an
+// operation (greq's record and the user side's fields beside it).
+//
+// user must not import internal/ghost, internal/interpose or
+// internal/core: the ghost side and the runtime reach it only through the
+// shared layouts and the calls below.
 //
 // The C of the post path (this package, greq, heap, interpose) is built with
 // -O3: GCC then inlines the route, cell and publish steps into the post,
@@ -14,55 +27,10 @@ package user
 #cgo CFLAGS: -O3 -Wall -Werror
 #include <stdlib.h>
 #include "user.h"
-
-static int csp_user_attach_ring(void *mem, size_t len)
-{
-	int rc = spsc_attach(mem, len, &csp_u.ring);
-	if (rc != 0)
-		return rc;
-	spsc_producer_init(&csp_u.prod, &csp_u.ring);
-	return 0;
-}
-
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-// Posts may skip their fence if the ghost issues global membarriers and
-// this process is registered to receive them (channel.h: membarrier).
-static void csp_user_setup_fence(void)
-{
-	csp_u.fence_free = csp_u.ghost->membarrier == 1 &&
-	                   syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
-}
-
-static void csp_user_on_release(struct csp_op *op)
-{
-	if (op->utype_ref) {
-		PMPI_Type_free(&op->utype);
-		op->utype_ref = 0;
-	}
-	if (op->comm) {
-		csp_comm_unref(op->comm);
-		op->comm = NULL;
-	}
-	if (op->bounce) {
-		csp_heap_free(csp_u.heap, op->bounce);
-		op->bounce = NULL;
-	}
-}
-
-// liveness.c
-void csp_liveness_start(void);
-void csp_liveness_stop(void);
-// errnote.c
-void csp_set_errtext(int e, const char *msg);
-
-static void csp_user_init_globals(void)
-{
-	pthread_mutex_init(&csp_u.lock, NULL);
-	csp_greq.on_release = csp_user_on_release;
-}
+#include "control.h"
+#include "liveness.h"
+#include "pump.h"
+#include "block.h"
 */
 import "C"
 
@@ -70,14 +38,12 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/casperii/casperii/greq"
+	_ "github.com/casperii/casperii/greq" // greq.c: the records op.h embeds
 	"github.com/casperii/casperii/internal/channel"
 	"github.com/casperii/casperii/internal/heap"
 	"github.com/casperii/casperii/internal/mpi"
 	"github.com/casperii/casperii/tagenc"
 )
-
-var _ = greq.Current // the C side links greq.c
 
 // Config is what the user side needs from MPI_Init.
 type Config struct {
@@ -179,15 +145,10 @@ func Start(cfg Config) error {
 	u.heap = (*C.struct_csp_heap)(hp.C())
 	u.heap.on_remove = (*[0]byte)(C.csp_segment_removed)
 
-	t := &u.tags
-	t.exposed_ub = C.int(cfg.ExposedUB)
 	if cfg.Tags != nil {
-		s := cfg.Tags.Shifts()
-		t.user_bits = C.int(cfg.Tags.UserBits())
-		t.dst_shift, t.src_shift = C.int(s.Dst.Shift), C.int(s.Src.Shift)
-		t.ctx_shift, t.flag_shift = C.int(s.Ctx.Shift), C.int(s.Flags.Shift)
-		t.user_mask, t.off_mask = C.uint32_t(s.Tag.Mask), C.uint32_t(s.Src.Mask)
-		t.ctx_mask, t.flag_mask = C.uint32_t(s.Ctx.Mask), C.uint32_t(s.Flags.Mask)
+		*(*tagenc.CTags)(unsafe.Pointer(&u.tags)) = cfg.Tags.CTags(cfg.ExposedUB)
+	} else {
+		u.tags.exposed_ub = C.int32_t(cfg.ExposedUB)
 	}
 
 	u.progress_comm = C.MPI_Comm(cfg.Progress.Raw())

@@ -1,5 +1,11 @@
 /*
- * user.h: the user side of CasperII, the per-call fast path.
+ * user.h: the user side of CasperII, the per-call fast path, as the
+ * interposer (internal/interpose) and Go (this package) see it: the
+ * process's state, the communicator table, and the entry points of each
+ * file, in sections named after the file that defines them. What only the
+ * user side's own files share has a header per file (submit.h,
+ * complete.h, pump.h, block.h, control.h, post.h, persist.h, route.h,
+ * dtype.h, liveness.h); none of them is included here.
  *
  * Everything an application's MPI_Isend / MPI_Irecv / MPI_Wait... touches on
  * an offloaded communicator is here, in C, because a call from C into Go
@@ -23,6 +29,9 @@
 #include "heap.h"
 #include "postcell.h"
 #include "spsc.h"
+#include "tagenc.h"
+
+struct csp_op; /* an offloaded operation (op.h) */
 
 /* Algorithms, the values of info.Algorithm. */
 enum csp_algo {
@@ -75,14 +84,6 @@ struct csp_comm {
     /* Profile of the automatic route choice (prof.c), while csp_u.prof:
      * messages and bytes sent since the runtime last read them. */
     uint64_t ep_msgs, ep_bytes;
-};
-
-/* Tag layout (tagenc.Layout.Shifts). */
-struct csp_tags {
-    int exposed_ub;
-    int user_bits;
-    int dst_shift, src_shift, ctx_shift, flag_shift;
-    uint32_t user_mask, off_mask, ctx_mask, flag_mask;
 };
 
 /* Error codes registered at MPI_Init, each with its one-line explanation. */
@@ -182,6 +183,7 @@ struct csp_user {
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
 
+/* ---- the process's state (state.c) ---- */
 extern struct csp_user csp_u;
 
 #define CSP_LOCK()                                                                                 \
@@ -195,22 +197,64 @@ extern struct csp_user csp_u;
             pthread_mutex_unlock(&csp_u.lock);                                                     \
     } while (0)
 
+/* Set up at MPI_Init (user.go): the lock, the
+ * submission ring in mem (len bytes), and whether posts may skip their
+ * fence (channel.h: membarrier). */
+void csp_user_init_globals(void);
+int csp_user_attach_ring(void *mem, size_t len);
+void csp_user_setup_fence(void);
+/* Give the MPI progress engine a turn (ordinary requests keep moving). */
+void csp_poke_progress(void);
+
 /* ---- communicator table (comm.c) ---- */
 int csp_comm_put(struct csp_comm *c);          /* 0 or -1 */
 struct csp_comm *csp_comm_take(MPI_Comm comm); /* remove from table; caller drops ref */
 void csp_comm_unref(struct csp_comm *c);
-static inline struct csp_comm *csp_comm_get(MPI_Comm comm);
 int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -1 */
+/* The same under the lock (MPI_THREAD_MULTIPLE), for Go (comm.go):
+ * remove comm's entry, drop a reference, read an entry's references. */
+struct csp_comm *csp_comm_detach(MPI_Comm comm);
+void csp_comm_release(struct csp_comm *c);
+int csp_comm_refs(MPI_Comm comm);
 
-/* ---- routes (route.c) ---- */
-/* Counting, with csp_u.lock held (route.c states the invariant). */
-struct csp_comm *csp_route_of(MPI_Comm comm); /* comm's entry if its route is direct */
-void csp_route_recv_begin(struct csp_comm *c); /* pend_recv++, takes a reference */
-void csp_route_recv_end(struct csp_comm *c, int matched); /* drops it */
-void csp_route_track(struct csp_comm *c, MPI_Request r);  /* follow r to its end */
-/* A finished operation record of the ghost route (engine.c finish, a
- * cancelled held op) settles its counts. */
-void csp_route_op_done(struct csp_op *op);
+static inline size_t csp_comm_hash(MPI_Comm c)
+{
+    uint32_t x = (uint32_t)c;
+    x ^= x >> 15;
+    x *= 0x2c1b3c6dU;
+    x ^= x >> 12;
+    return x;
+}
+
+/* comm's entry, or NULL: the table, read by every fast-path call. */
+static inline struct csp_comm *csp_comm_get(MPI_Comm comm)
+{
+    if (csp_u.ctab_used == 0)
+        return NULL;
+    size_t i = csp_comm_hash(comm) & csp_u.ctab_mask;
+    for (;;) {
+        struct csp_comm *v = csp_u.ctab_vals[i];
+        if (!v)
+            return NULL;
+        if (csp_u.ctab_keys[i] == comm)
+            return v;
+        i = (i + 1) & csp_u.ctab_mask;
+    }
+}
+
+/* ---- errors (errors.c) ---- */
+/* Report the fast path's error e through comm's error handler; returns
+ * the code. */
+int csp_error(MPI_Comm comm, enum csp_errmsg e);
+/* Raise the runtime's error code on comm's handler; msg is its one-line
+ * message (under a fatal handler, printed, and MPICH gets the
+ * bare class). Returns code. */
+int csp_raise(MPI_Comm comm, int code, const char *msg);
+
+/* Record the one-line message of error e (Go, at MPI_Init). */
+void csp_set_errtext(int e, const char *msg);
+
+/* ---- routes (route.c; the counting the fast path shares: route.h) ---- */
 /* The same for calls made straight to MPICH, taking the lock: count a
  * send before posting it; before a receive or a blocking probe, take its
  * counted entry (NULL: nothing counted), then report the posted request
@@ -222,6 +266,10 @@ void csp_direct_recv_end(struct csp_comm *c, int rc, int matched);
 /* A persistent request of MPICH's is bound to comm's direct route: the
  * route can never be proved quiescent again (it is stuck there). */
 void csp_direct_pin(MPI_Comm comm);
+/* A blocking collective is called on comm: if the runtime watches its
+ * entry (switch.go), the number of such calls so far, else 0. Takes the
+ * lock. */
+int csp_route_coll(MPI_Comm comm);
 /* Completion calls on MPICH's requests: PMPI's, plus the end of tracked
  * receives. The _locked forms are for callers holding csp_u.lock. */
 int csp_mpich_wait(MPI_Request *req, MPI_Status *st);
@@ -271,10 +319,24 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
              int sync);
 int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              MPI_Status *st);
-int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st);
 int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st);
 int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
+
+/* Buffered mode on offloaded communicators: copied now, completes locally. */
+int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req);
+
+/* A deferred operation (no cell): a record the Wait/Test family polls
+ * with poll(r) (lock held; r->ctx is ctx) until it returns 1, then completes;
+ * poll fills the record's result. Gives the application its handle in
+ * *req. Takes the lock. Returns MPI_SUCCESS or MPI_ERR_NO_MEM (not
+ * raised). */
+int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req);
+
+/* ---- send and receive in one call (sendrecv.c) ---- */
+int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st);
 
 /* ---- matched probes (message.c) and persistent requests (persist.c) ---- */
 
@@ -299,7 +361,10 @@ int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
 int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st);
 int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req);
 
-/* sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED buffered. */
+/* sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED buffered,
+ * CSP_SEND_READY ready (MPI_Rsend_init: a standard send once started). */
+#define CSP_SEND_BUFFERED 2
+#define CSP_SEND_READY 3
 int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req, int sync);
 int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -307,49 +372,13 @@ int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_C
 int csp_start(MPI_Request *req);
 int csp_startall(int n, MPI_Request *reqs);
 
-/* A record of a persistent request started on the direct route
- * (persist.c): deferred, polling MPICH's request. */
-#define CSP_OPF_DIRECT 0x8000u /* in csp_op.flags; never in a cell */
-int csp_direct_op_wait(struct csp_op *op);
-int csp_direct_op_cancel(struct csp_op *op);
-
-/* Persistent requests, for the Wait/Test family (persist.c). */
-struct csp_preq;
-struct csp_preq *csp_preq_of(MPI_Request r);
-/* 1 if p has nothing pending (inactive, or its operation is done). */
-int csp_preq_poll(struct csp_preq *p);
-/* Wait for p's operation (if active). */
-int csp_preq_wait(struct csp_preq *p);
-/* Consume p's finished operation: fill st, make p inactive (free it if the
- * application freed it: then *req becomes MPI_REQUEST_NULL). Returns the
- * operation's error. */
-int csp_preq_finish(struct csp_preq *p, MPI_Request *req, MPI_Status *st);
-/* 1 if p has an operation started (active). */
-int csp_preq_active(const struct csp_preq *p);
-
-/* Buffered mode on offloaded communicators: copied now, completes locally. */
-int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
-int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-               MPI_Request *req);
-
-/* Posting building blocks shared with message.c and persist.c (post.c).
- * csp_post_send's sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED. */
-#define CSP_SEND_BUFFERED 2
-#define CSP_SEND_READY 3 /* csp_send_init: MPI_Rsend_init (a standard send once started) */
-int csp_post_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                   struct csp_comm *c, struct csp_op **done);
-int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                  struct csp_comm *c, int sync, struct csp_op **opp);
-int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
-                  struct csp_comm *c, struct csp_op **opp);
-int csp_start_request(struct csp_op *op, MPI_Request *req);
-/* A finished receive from MPI_PROC_NULL (MPI's empty status). */
-int csp_post_null_recv(MPI_Comm comm, struct csp_op **done);
-
 /* ---- completion (wait.c) ---- */
 int csp_wait(MPI_Request *req, MPI_Status *st);
 int csp_test(MPI_Request *req, int *flag, MPI_Status *st);
 int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
+/* csp_waitall with MPI_STATUSES_IGNORE, which is (MPI_Status *)1 and so
+ * stays in C (api.go). */
+int csp_waitall_nostatus(int n, MPI_Request *reqs);
 int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
 int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
 int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
@@ -358,33 +387,28 @@ int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
 int csp_request_free(MPI_Request *req);
 int csp_cancel(MPI_Request *req);
 int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st);
+/* Like PMPI_Test on any request, for composite requests polling their
+ * parts; the error is returned, not raised. Call with csp_u.lock held. */
+int csp_test_inner(MPI_Request *req, int *flag, MPI_Status *st);
 
-/* Raise the runtime's error code on comm's handler; msg is its one-line
- * message (errnote.c: under a fatal handler, printed, and MPICH gets the
- * bare class). Returns code. */
-int csp_raise(MPI_Comm comm, int code, const char *msg);
+/* ---- the shared heap under the lock (shared.c) ---- */
+/* A block of n bytes (NULL: none, or no heap in this process). */
+void *csp_shared_alloc(size_t n);
+/* Free p if it is a block of the heap: returns 1 then, else 0. The
+ * _locked form is for callers holding csp_u.lock. */
+int csp_shared_free(void *p);
+int csp_shared_free_locked(void *p);
+/* Add the caller's mapping of fd (size bytes at base) as an external
+ * segment: its index, or -1. Remove it again, and have the ghost unmap
+ * it at once: 0, or -1. */
+int csp_shared_add_external(int fd, void *base, uint64_t size);
+int csp_shared_remove_external(uint32_t seg);
 
-/* A datatype the runtime may use after the call that passed it returns
- * (dtype.c). The application may free its type as soon as that call
- * returns; MPI keeps it alive until the operations, persistent requests
- * and matched receives using it are done. Predefined types live for ever:
- * *ref = dt, *owned = 0. Any other: *ref is a type of the runtime's with
- * dt's type map, built from dt (MPI keeps a type alive while types built
- * from it exist), *owned = 1, and the holder frees it with PMPI_Type_free.
- * Returns an MPI error code (not raised). */
-int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned);
-/* Size, true lower bound and contiguity of count elements of dt: contig
- * when the message is the memory [buf + lb, + count * size) as is, in
- * order (dtype.c). */
-int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig);
+/* ---- datatypes (dtype.c; the rest: dtype.h) ---- */
 /* PMPI_Pack / PMPI_Unpack over MPI_COMM_SELF, from or into MPI_BOTTOM
- * too (which MPICH's refuse as a null buffer). */
+ * too (which MPICH's refuse as a null buffer) (dtype.c). */
 int csp_pack(const void *buf, int count, MPI_Datatype dt, void *out, int outsize, int *pos);
 int csp_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype dt);
-
-/* ---- engine (engine.c) ---- */
-/* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
-void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);
 
 /* ---- lending the core to the ghost (coop.c) ---- */
 /* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
@@ -411,69 +435,5 @@ void csp_lend_timer_stop(int *sig, int *lends);
 int csp_init_oversubscribed(void);
 /* PMPI_Finalize, lending the core to a ghost that shares it. */
 int csp_finalize_lending(int *sig, int *lends);
-/* Recycle every finished cell and push held posts; one test when idle. */
-void csp_pump_slow(void);
-/* Prefetch, for writing, what the next two posts store to (engine.c). */
-void csp_warm_posts(void);
-static inline void csp_pump(void)
-{
-    if (__builtin_expect((csp_u.nheld | csp_u.nfreed_pending | csp_u.pump_deferred |
-                          csp_u.pump_unmap) != 0, 0))
-        csp_pump_slow();
-}
-/* Heap hook: a segment left the heap; the ghost will be told to unmap it. */
-void csp_segment_removed(void *arg, uint32_t seg);
-/* Track a deferred operation whose request the application freed. */
-void csp_defer_freed(struct csp_op *op);
-/* Make sure op is DONE, backing off politely. Returns an MPI error code. */
-int csp_wait_op(struct csp_op *op);
-int csp_wait_op_also(struct csp_op *op, struct csp_op *also);
-/* Finish op if its cell is done; returns 1 if op is DONE. */
-int csp_poll_op(struct csp_op *op);
-/* Post a control cell (cancel, segment, finalize) and wait for it. */
-int csp_control(uint8_t op, uint32_t target, uint32_t target_gen);
-/* The same, giving the cell's st_bytes on success (CSP_OP_WIN_ATTACH). */
-int csp_control_result(uint8_t op, uint32_t target, uint32_t target_gen, uint64_t *result);
-/* Wait until every operation has finished (MPI_Finalize). */
-void csp_drain_all(void);
-/* Give the MPI progress engine a turn (ordinary requests keep moving). */
-void csp_poke_progress(void);
-/* Enter op into its class: a cell now, or the backlog. */
-void csp_submit(struct csp_op *op);
-/* Report an error through comm's error handler; returns the code. */
-int csp_error(MPI_Comm comm, enum csp_errmsg e);
-
-/* ---- inline helpers ---- */
-
-static inline size_t csp_comm_hash(MPI_Comm c)
-{
-    uint32_t x = (uint32_t)c;
-    x ^= x >> 15;
-    x *= 0x2c1b3c6dU;
-    x ^= x >> 12;
-    return x;
-}
-
-static inline struct csp_comm *csp_comm_get(MPI_Comm comm)
-{
-    if (csp_u.ctab_used == 0)
-        return NULL;
-    size_t i = csp_comm_hash(comm) & csp_u.ctab_mask;
-    for (;;) {
-        struct csp_comm *v = csp_u.ctab_vals[i];
-        if (!v)
-            return NULL;
-        if (csp_u.ctab_keys[i] == comm)
-            return v;
-        i = (i + 1) & csp_u.ctab_mask;
-    }
-}
-
-static inline int csp_tag_encode(const struct csp_tags *t, uint32_t flags, uint32_t ctx,
-                                 uint32_t src, uint32_t dst, uint32_t tag)
-{
-    return (int)(flags << t->flag_shift | ctx << t->ctx_shift | src << t->src_shift |
-                 dst << t->dst_shift | tag);
-}
 
 #endif /* CASPERII_USER_H */

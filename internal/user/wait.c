@@ -9,14 +9,16 @@
  * from their records, errors follow MPI_ERR_IN_STATUS rules.
  */
 #include "user.h"
+#include "block.h"
+#include "complete.h"
+#include "control.h"
+#include "liveness.h"
+#include "persist.h"
+#include "pump.h"
+#include "route.h"
+#include "submit.h"
 
 #include <stdlib.h>
-
-int csp_block_until(int (*ready)(void *), void *arg); /* engine.c */
-int csp_test_miss(void);                              /* liveness.c */
-int csp_unhold(struct csp_op *op);                    /* engine.c */
-int csp_preq_free(struct csp_preq *p, MPI_Request *req);
-struct csp_op *csp_preq_op(struct csp_preq *p);
 
 static inline int ours(MPI_Request r) { return csp_is_req(r) || csp_is_preq(r); }
 
@@ -29,7 +31,7 @@ static inline MPI_Status *status_at(MPI_Status *sts, int i)
  * completing it reports the error.) */
 static int ours_ready(MPI_Request r)
 {
-    struct csp_op *op = csp_req_op(r);
+    struct csp_op *op = csp_op_lookup(r);
     if (op)
         return csp_poll_op(op);
     struct csp_preq *p = csp_preq_of(r);
@@ -39,7 +41,7 @@ static int ours_ready(MPI_Request r)
 /* Is our request r active (for MPI's "null or inactive" rules)? */
 static int ours_active(MPI_Request r)
 {
-    if (csp_req_op(r))
+    if (csp_op_lookup(r))
         return 1;
     struct csp_preq *p = csp_preq_of(r);
     return p && csp_preq_active(p);
@@ -47,7 +49,7 @@ static int ours_active(MPI_Request r)
 
 static int ours_wait(MPI_Request r)
 {
-    struct csp_op *op = csp_req_op(r);
+    struct csp_op *op = csp_op_lookup(r);
     if (op)
         return csp_wait_op(op);
     struct csp_preq *p = csp_preq_of(r);
@@ -57,14 +59,14 @@ static int ours_wait(MPI_Request r)
 /* Is our request r done (nothing left to wait for), without polling? */
 static int ours_done(MPI_Request r)
 {
-    struct csp_op *op = csp_req_op(r);
+    struct csp_op *op = csp_op_lookup(r);
     if (!op && csp_is_preq(r)) {
         struct csp_preq *p = csp_preq_of(r);
         op = p ? csp_preq_op(p) : NULL;
         if (p && !op)
             return 1; /* inactive */
     }
-    return !op || op->state == CSP_OPS_DONE;
+    return !op || op->r.state == CSP_OPS_DONE;
 }
 
 /* The error our done request r will complete with: MPI_SUCCESS, the
@@ -72,14 +74,14 @@ static int ours_done(MPI_Request r)
  * ours_complete raises properly. */
 static int ours_error(MPI_Request r)
 {
-    struct csp_op *op = csp_req_op(r);
+    struct csp_op *op = csp_op_lookup(r);
     if (op)
-        return op->st_error;
+        return op->r.st_error;
     struct csp_preq *p = csp_preq_of(r);
     if (!p)
         return MPI_ERR_REQUEST;
     op = csp_preq_op(p);
-    return op ? op->st_error : MPI_SUCCESS;
+    return op ? op->r.st_error : MPI_SUCCESS;
 }
 
 /* Complete our ready request *r: its status, and *r becomes
@@ -87,9 +89,9 @@ static int ours_error(MPI_Request r)
  * Returns the operation's error. */
 static int ours_complete(MPI_Request *r, MPI_Status *st)
 {
-    struct csp_op *op = csp_req_op(*r);
+    struct csp_op *op = csp_op_lookup(*r);
     if (op)
-        return csp_req_complete(op, r, st);
+        return csp_op_complete(op, r, st);
     struct csp_preq *p = csp_preq_of(*r);
     if (p)
         return csp_preq_finish(p, r, st);
@@ -101,12 +103,12 @@ static int ours_complete(MPI_Request *r, MPI_Status *st)
  * persistent request) if it is not done yet, else NULL. */
 static struct csp_op *pending_op(MPI_Request r)
 {
-    struct csp_op *op = csp_req_op(r);
+    struct csp_op *op = csp_op_lookup(r);
     if (!op && csp_is_preq(r)) {
         struct csp_preq *p = csp_preq_of(r);
         op = p ? csp_preq_op(p) : NULL;
     }
-    return op && op->state != CSP_OPS_DONE ? op : NULL;
+    return op && op->r.state != CSP_OPS_DONE ? op : NULL;
 }
 
 /* The index of our request in reqs likely to finish last, or -1: the
@@ -487,21 +489,21 @@ int csp_request_free(MPI_Request *req)
     CSP_LOCK();
     int rc = MPI_SUCCESS;
     struct csp_preq *p = csp_preq_of(*req);
-    struct csp_op *op = csp_req_op(*req);
+    struct csp_op *op = csp_op_lookup(*req);
     if (p) {
         rc = csp_preq_free(p, req);
     } else if (op) {
         /* The handle dies now; the operation runs on, and its record
          * returns when it finishes (finish(), or the pump for deferred
          * operations). */
-        op->req = MPI_REQUEST_NULL;
+        op->r.req = MPI_REQUEST_NULL;
         csp_greq.handles--;
         *req = MPI_REQUEST_NULL;
-        if (op->state == CSP_OPS_DONE) {
+        if (op->r.state == CSP_OPS_DONE) {
             csp_op_release(op);
         } else {
-            op->freed = 1;
-            if (op->poll)
+            op->r.freed = 1;
+            if (op->r.poll)
                 csp_defer_freed(op);
             else
                 csp_u.nfreed_pending++;
@@ -519,19 +521,19 @@ static int cancel_op(struct csp_op *op)
 {
     if (op->flags & CSP_OPF_DIRECT)
         return csp_direct_op_cancel(op);
-    if (op->poll)
+    if (op->r.poll)
         return MPI_SUCCESS; /* deferred: nothing to cancel (it completes) */
-    if (op->state == CSP_OPS_HELD && csp_unhold(op)) {
+    if (op->r.state == CSP_OPS_HELD && csp_unhold(op)) {
         if (op->bounce) {
             csp_heap_free(csp_u.heap, op->bounce);
             op->bounce = NULL;
         }
-        op->state = CSP_OPS_DONE;
-        op->st_cancelled = 1;
-        op->st_error = MPI_SUCCESS;
-        op->st_source = MPI_ANY_SOURCE;
-        op->st_tag = MPI_ANY_TAG;
-        op->st_bytes = 0;
+        op->r.state = CSP_OPS_DONE;
+        op->r.st_cancelled = 1;
+        op->r.st_error = MPI_SUCCESS;
+        op->r.st_source = MPI_ANY_SOURCE;
+        op->r.st_tag = MPI_ANY_TAG;
+        op->r.st_bytes = 0;
         if (op->comm) {
             csp_route_op_done(op);
             csp_comm_unref(op->comm);
@@ -539,7 +541,7 @@ static int cancel_op(struct csp_op *op)
         }
         return MPI_SUCCESS;
     }
-    if (op->state == CSP_OPS_POSTED) {
+    if (op->r.state == CSP_OPS_POSTED) {
         op->cancel = 1;
         return csp_control(CSP_OP_CANCEL, op->cell, op->gen);
     }
@@ -553,7 +555,7 @@ int csp_cancel(MPI_Request *req)
     CSP_LOCK();
     int rc = MPI_SUCCESS;
     struct csp_preq *p = csp_preq_of(*req);
-    struct csp_op *op = p ? csp_preq_op(p) : csp_req_op(*req);
+    struct csp_op *op = p ? csp_preq_op(p) : csp_op_lookup(*req);
     if (op)
         rc = cancel_op(op);
     else if (!p)
@@ -570,14 +572,14 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     csp_pump();
     int rc = MPI_SUCCESS;
     struct csp_preq *p = csp_preq_of(req);
-    struct csp_op *op = p ? csp_preq_op(p) : csp_req_op(req);
+    struct csp_op *op = p ? csp_preq_op(p) : csp_op_lookup(req);
     if (!op && !p) {
         rc = csp_error(csp_u.world, CSP_E_BAD_REQUEST);
     } else {
         *flag = op ? csp_poll_op(op) : 1;
         if (*flag && op) {
-            csp_req_fill_status(op, st);
-            rc = op->st_error; /* as MPI_Test would return it */
+            csp_req_fill_status(&op->r, st);
+            rc = op->r.st_error; /* as MPI_Test would return it */
         } else if (*flag)
             csp_empty_status(st); /* an inactive persistent request */
         else
@@ -588,3 +590,24 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
         csp_coop_test_miss();
     return rc;
 }
+
+int csp_test_inner(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    if (*req == MPI_REQUEST_NULL) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    struct csp_op *op = csp_op_lookup(*req);
+    if (!op)
+        return csp_mpich_test_locked(req, flag, st);
+    if (!csp_poll_op(op)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    /* Take the result from the record and return it; the error goes to
+     * our caller, not to an error handler. */
+    *flag = 1;
+    return csp_op_complete(op, req, st);
+}
+
+int csp_waitall_nostatus(int n, MPI_Request *reqs) { return csp_waitall(n, reqs, MPI_STATUSES_IGNORE); }

@@ -6,29 +6,32 @@ package cgreq
 #cgo pkg-config: mpich
 #cgo CFLAGS: -O2 -Wall -Werror
 #include "greq.h"
-#include "postcell.h"
 enum { KeptField = 4242 };
-static void *cgreq_alloc(void) { return csp_op_alloc(); }
-static void cgreq_release(void *op) { csp_op_release(op); }
-static int cgreq_start(void *op) { MPI_Request r; ((struct csp_op *)op)->state = CSP_OPS_POSTED; csp_req_start(op, &r); return (int)r; }
-static void *cgreq_lookup(int r) { return csp_req_op((MPI_Request)r); }
-static int cgreq_complete(void *op, int *src, int *tag, int *err, int *canc, int *req_after) {
+// An owner's struct around the record, as the user side's (op.h) is.
+struct owner { struct csp_req r; char fields[128]; };
+static void *cgreq_alloc(void) { return csp_req_alloc(sizeof(struct owner)); }
+static void cgreq_release(void *r) { csp_req_release(r); }
+static int cgreq_start(void *r) { MPI_Request h; ((struct csp_req *)r)->state = CSP_OPS_POSTED; csp_req_start(r, &h); return (int)h; }
+static void *cgreq_lookup(int h) { return csp_req_lookup((MPI_Request)h, sizeof(struct owner)); }
+static int cgreq_complete(void *p, int *src, int *tag, int *err, int *canc, int *req_after) {
 	MPI_Status st;
 	st.MPI_SOURCE = st.MPI_TAG = KeptField;
 	st.MPI_ERROR = KeptField;
-	MPI_Request r = ((struct csp_op *)op)->req;
-	int rc = csp_req_complete(op, &r, &st);
+	struct csp_req *r = p;
+	MPI_Request h = r->req;
+	int rc = csp_req_result(r, &h, &st);
+	csp_req_release(r);
 	*src = st.MPI_SOURCE; *tag = st.MPI_TAG; *err = st.MPI_ERROR;
 	PMPI_Test_cancelled(&st, canc);
-	*req_after = (int)r;
+	*req_after = (int)h;
 	return rc;
 }
 static void cgreq_set_result(void *p, int src, int tag, int err, long long bytes, int canc) {
-	struct csp_op *op = p;
-	op->st_source = src; op->st_tag = tag; op->st_error = err; op->st_bytes = bytes; op->st_cancelled = canc;
-	op->state = CSP_OPS_DONE;
+	struct csp_req *r = p;
+	r->st_source = src; r->st_tag = tag; r->st_error = err; r->st_bytes = bytes; r->st_cancelled = canc;
+	r->state = CSP_OPS_DONE;
 }
-static void cgreq_mark_send(void *op) { ((struct csp_op *)op)->kind = CSP_OP_SEND; }
+static void cgreq_mark_send(void *r) { ((struct csp_req *)r)->send = 1; }
 static int cgreq_null(void) { return (int)MPI_REQUEST_NULL; }
 */
 import "C"
@@ -63,8 +66,9 @@ func SetResult(op Op, src, tag, err int, bytes int64, cancelled bool) {
 	C.cgreq_set_result(unsafe.Pointer(op), C.int(src), C.int(tag), C.int(err), C.longlong(bytes), C.int(c))
 }
 
-// Complete completes op's handle as MPI_Wait would: the status, and the
-// handle afterwards (MPI_REQUEST_NULL).
+// Complete completes op's handle as MPI_Wait would (csp_req_result, then
+// the owner returns the record): the status, and the handle afterwards
+// (MPI_REQUEST_NULL).
 func Complete(op Op) (rc, src, tag, err int, cancelled bool, after int32) {
 	var s, t, e, c, a C.int
 	r := C.cgreq_complete(unsafe.Pointer(op), &s, &t, &e, &c, &a)

@@ -1,5 +1,5 @@
 /*
- * errnote.c: raising the runtime's errors through an error handler.
+ * errors.c: raising the runtime's errors through an error handler.
  *
  * The runtime's errors are codes registered at MPI_Init (user.go) or on
  * first use (internal/interpose/errcode.go), each of a predefined class
@@ -66,8 +66,8 @@ int csp_raise(MPI_Comm comm, int code, const char *msg)
     return code;
 }
 
-/* csp_raise_errmsg raises the fast path's error e on comm (csp_raise). */
-int csp_raise_errmsg(MPI_Comm comm, int e)
+/* csp_error raises the fast path's error e on comm (csp_raise). */
+int csp_error(MPI_Comm comm, enum csp_errmsg e)
 {
     return csp_raise(comm, csp_u.errcode[e], e >= 0 && e < CSP_E_MAX ? texts[e] : NULL);
 }

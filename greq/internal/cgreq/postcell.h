@@ -1,1 +1,0 @@
-../../../postcell/postcell.h

@@ -1,0 +1,157 @@
+/*
+ * block.c: polite waiting. A wait spins (polling MPI progress now and
+ * then), then yields, then sleeps on the channel's wake word (the wake
+ * handshake of channel.h) until the ghost completes what it waits for or
+ * a short timeout passes. A dead ghost (liveness.c) turns waits into
+ * errors.
+ */
+#define _GNU_SOURCE
+#include "block.h"
+#include "complete.h"
+#include "liveness.h"
+#include "pump.h"
+#include "submit.h"
+
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us)
+{
+    struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000};
+    syscall(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, &ts, NULL, 0);
+}
+
+/* The cell whose completion should wake the waiter: the op's own while
+ * it has one, else any. A sleeping user is then not woken by every
+ * completion of its other operations (a window of 64 sends would wake a
+ * user waiting for the last of them up to 64 times). */
+static uint32_t wait_target(const struct csp_backoff *b)
+{
+    /* Posts held for lack of cells go out only when this process runs:
+     * every completion frees a cell they need. */
+    if (csp_u.nheld)
+        return CSP_WAIT_ANY;
+    if (b->op && b->op->r.state == CSP_OPS_POSTED && !b->op->r.poll)
+        return b->op->cell;
+    return CSP_WAIT_ANY;
+}
+
+/* The second cell that must be done before the waiter is woken (the rest
+ * of an MPI_Waitall), or CSP_WAIT_ANY. Only with a first cell: a wait
+ * for anything stays a wait for anything. */
+static uint32_t wait_also(const struct csp_backoff *b)
+{
+    struct csp_op *a = b->also;
+    if (wait_target(b) == CSP_WAIT_ANY || !a || a == b->op || a->r.state != CSP_OPS_POSTED || a->r.poll)
+        return CSP_WAIT_ANY;
+    return a->cell;
+}
+
+/*
+ * One step of a polite wait: spin (polling MPI progress now and then),
+ * then yield, then sleep on the channel's wake word until the ghost
+ * completes something or a short timeout passes. ready() is re-checked
+ * after announcing sleep, so a completion between the check and the
+ * sleep is never missed. Returns 1 if that re-check found the caller
+ * ready (the caller must not call ready() again: for MPI_Waitany it
+ * consumes a request), 0 to go on waiting, -1 if the ghost is gone.
+ */
+static int backoff(struct csp_backoff *b, int (*ready)(void *), void *arg)
+{
+    b->n++;
+    if (b->n < csp_u.spin_iters) {
+        csp_cpu_relax();
+        if ((b->n & 255) == 0)
+            csp_poke_progress();
+        return 0;
+    }
+    csp_poke_progress();
+    if (b->n < csp_u.spin_iters + csp_u.yield_iters) {
+        csp_u.n_yields++;
+        CSP_UNLOCK();
+        sched_yield();
+        CSP_LOCK();
+        return 0;
+    }
+    if (csp_u.ndirect_ops) {
+        /* Direct starts (persist.c): MPICH completes them, nobody rings;
+         * ready() polls MPICH. */
+        csp_u.n_yields++;
+        CSP_UNLOCK();
+        sched_yield();
+        CSP_LOCK();
+        return 0;
+    }
+    if (!csp_ghost_alive()) /* it may have finished our operation, then exited */
+        return ready(arg) ? 1 : -1;
+    /* The wake handshake (channel.h): announce, re-check, sleep while wake
+     * is unchanged. */
+    uint32_t seq = csp_user_sleep_begin(csp_u.chan, wait_target(b), wait_also(b));
+    int now = ready(arg);
+    if (!now) {
+        csp_u.n_sleeps++;
+        uint64_t t0 = csp_prof_begin();
+        CSP_UNLOCK();
+        /* Waiting for one offloaded operation, only the ghost can end
+         * the wait and it rings: the timeout is a safety net. Other waits
+         * (Waitany and Waitsome over requests MPI completes, the
+         * finalize drain) poll what no ring announces, so they sleep at
+         * most 1 ms. A long timeout is also cheaper: it is seldom the
+         * CPU's earliest timer, so arming and cancelling it do not
+         * reprogram the timer hardware (on a VM, an exit each). */
+        csp_futex_wait(&csp_u.chan->wake, seq, b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000));
+        CSP_LOCK();
+        if (t0)
+            csp_u.prof_sleep_ns += csp_now_ns() - t0;
+    }
+    csp_user_sleep_end(csp_u.chan);
+    return now;
+}
+
+static int op_ready(void *arg)
+{
+    struct csp_op *op = arg;
+    csp_pump();
+    if (op->r.state == CSP_OPS_HELD)
+        csp_push_held();
+    return csp_poll_op(op);
+}
+
+/* Wait until ready(arg), politely. ready() is called until it first
+ * returns 1 and never again after, so it may consume what it finds (the
+ * Waitany/Waitsome family passes a predicate that does). */
+static int block_until(int (*ready)(void *), void *arg, struct csp_op *op, struct csp_op *also)
+{
+    struct csp_backoff b = {0, op, also};
+    while (!ready(arg)) {
+        int r = backoff(&b, ready, arg);
+        if (r < 0)
+            return csp_error(csp_u.world, CSP_E_GHOST_GONE);
+        if (r > 0)
+            break;
+    }
+    return MPI_SUCCESS;
+}
+
+int csp_block_until(int (*ready)(void *), void *arg) { return block_until(ready, arg, NULL, NULL); }
+
+int csp_backoff(struct csp_backoff *b, int (*ready)(void *), void *arg) { return backoff(b, ready, arg); }
+
+int csp_wait_op(struct csp_op *op) { return block_until(op_ready, op, op, NULL); }
+
+int csp_wait_op_also(struct csp_op *op, struct csp_op *also) { return block_until(op_ready, op, op, also); }
+
+static int all_finished(void *arg)
+{
+    (void)arg;
+    return csp_all_finished();
+}
+
+void csp_drain_all(void)
+{
+    csp_block_until(all_finished, NULL);
+}

@@ -1,0 +1,72 @@
+/*
+ * control.c: control cells (cancel, segment, finalize). A control cell
+ * may use the cells kept back from the two classes (CSP_CTRL_CELLS), so a
+ * cancel or an unmap goes out even when the backlogs are full; the caller
+ * waits for the ghost's answer.
+ */
+#define _GNU_SOURCE
+#include "control.h"
+#include "block.h"
+#include "complete.h"
+#include "liveness.h"
+#include "submit.h"
+
+#include <sched.h>
+
+/* For control cells: keep backing off until csp_take_cell succeeds (the
+ * re-check must not take the cell itself, so it only recycles). */
+static int no_cell_yet(void *arg)
+{
+    (void)arg;
+    csp_reclaim();
+    return 0;
+}
+
+int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
+{
+    return csp_control_result(kind, target, target_gen, NULL);
+}
+
+int csp_control_result(uint8_t kind, uint32_t target, uint32_t target_gen, uint64_t *result)
+{
+    struct csp_op *op = csp_op_alloc();
+    if (!op)
+        return MPI_ERR_NO_MEM;
+    op->kind = kind;
+    op->mode = CSP_MATCH_NATIVE;
+    op->seg = CSP_SEG_NONE;
+    op->target = target;
+    op->target_gen = target_gen;
+    uint32_t idx;
+    struct csp_backoff b = {0};
+    while (!csp_take_cell(-1, &idx)) {
+        if (csp_backoff(&b, no_cell_yet, NULL) < 0) {
+            csp_op_release(op);
+            return MPI_ERR_OTHER;
+        }
+    }
+    csp_publish(op, idx);
+    b.n = 0;
+    int rc = MPI_SUCCESS;
+    while (!csp_cell_done(&csp_u.cells[idx])) {
+        /* A ghost may answer, then exit (it does after the last user's
+         * MPI_Finalize): look at the cell once more before calling it
+         * gone. */
+        if (!csp_ghost_alive()) {
+            if (!csp_cell_done(&csp_u.cells[idx]))
+                rc = MPI_ERR_OTHER;
+            break;
+        }
+        if (b.n++ < 1000)
+            csp_cpu_relax();
+        else
+            sched_yield();
+    }
+    if (rc == MPI_SUCCESS)
+        rc = csp_u.cells[idx].st_error;
+    if (rc == MPI_SUCCESS && result)
+        *result = csp_u.cells[idx].st_bytes;
+    csp_release_cell(idx, -1);
+    csp_op_release(op);
+    return rc;
+}

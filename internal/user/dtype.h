@@ -1,0 +1,24 @@
+/*
+ * dtype.h: datatypes the runtime holds on to, and their shape (dtype.c;
+ * csp_pack and csp_unpack are in user.h).
+ */
+#ifndef CASPERII_USER_DTYPE_H
+#define CASPERII_USER_DTYPE_H
+
+#include "user.h"
+
+/* A datatype the runtime may use after the call that passed it returns
+ * (dtype.c). The application may free its type as soon as that call
+ * returns; MPI keeps it alive until the operations, persistent requests
+ * and matched receives using it are done. Predefined types live for ever:
+ * *ref = dt, *owned = 0. Any other: *ref is a type of the runtime's with
+ * dt's type map, built from dt (MPI keeps a type alive while types built
+ * from it exist), *owned = 1, and the holder frees it with PMPI_Type_free.
+ * Returns an MPI error code (not raised). */
+int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned);
+/* Size, true lower bound and contiguity of count elements of dt: contig
+ * when the message is the memory [buf + lb, + count * size) as is, in
+ * order (dtype.c). */
+int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig);
+
+#endif /* CASPERII_USER_DTYPE_H */

@@ -1,0 +1,1 @@
+../../tagenc/tagenc.h

@@ -1,0 +1,11 @@
+package tagenc
+
+import (
+	"testing"
+
+	"github.com/casperii/casperii/internal/layoutgen"
+)
+
+// TestLayoutGenerated regenerates layout_gen.go from tagenc.h and fails if
+// the checked-in file differs: the header is the one definition.
+func TestLayoutGenerated(t *testing.T) { layoutgen.RequireFresh(t) }
