@@ -42,6 +42,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -668,6 +669,19 @@ func ParseLines(out, kind string) []Fields {
 
 // Results returns the "result" lines of out.
 func Results(out string) []Fields { return ParseLines(out, "result") }
+
+// SortedLines returns the lines of kind in out, from the kind on (without
+// any prefix a launcher adds), sorted: what several processes printed, in
+// an order that does not depend on who printed first.
+func SortedLines(out, kind string) []string {
+	var ls []string
+	for _, f := range ParseLines(out, kind) {
+		line := f.Line()
+		ls = append(ls, line[strings.Index(line, kind+" "):])
+	}
+	sort.Strings(ls)
+	return ls
+}
 
 // Select returns the fields of rs that match every key=value of kv.
 func Select(rs []Fields, kv ...string) []Fields {

@@ -1,8 +1,6 @@
 package test
 
 import (
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,15 +12,7 @@ import (
 // promises and prints the values each rank saw.
 
 // rmaValues returns the "value" lines of out, sorted, without any prefix.
-func rmaValues(out string) []string {
-	var vs []string
-	for _, f := range ParseLines(out, "value") {
-		line := f.Line()
-		vs = append(vs, line[strings.Index(line, "value "):])
-	}
-	sort.Strings(vs)
-	return vs
-}
+func rmaValues(out string) []string { return SortedLines(out, "value") }
 
 // rmaStat returns field k of a stats line.
 func rmaStat(t *testing.T, s Stats, k string) int64 {

@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -21,15 +20,7 @@ var winregNolocal = []string{"MPIR_CVAR_NOLOCAL=1", "UCX_TLS=tcp,self"}
 
 // winregLayouts returns the "layout" lines of out (what MPI reports of
 // each window), sorted, without any prefix a launcher adds.
-func winregLayouts(out string) []string {
-	var ls []string
-	for _, f := range ParseLines(out, "layout") {
-		line := f.Line()
-		ls = append(ls, line[strings.Index(line, "layout "):])
-	}
-	sort.Strings(ls)
-	return ls
-}
+func winregLayouts(out string) []string { return SortedLines(out, "layout") }
 
 // Windows over MPI_COMM_SELF (malloc memory in MPICH) of 1000, 65537,
 // 3*4096+1 and 1 bytes, and windows over the world with odd sizes per rank,

@@ -24,16 +24,31 @@ void csp_set_errtext(int e, const char *msg)
         texts[e] = msg;
 }
 
+int csp_errhandler_fatal(MPI_Errhandler eh)
+{
+    int f = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
+    if (eh != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&eh);
+    return f;
+}
+
 /* fatal reports whether comm's error handler aborts. */
 static int fatal(MPI_Comm comm)
 {
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS)
         return 0;
-    int f = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
-    if (eh != MPI_ERRHANDLER_NULL)
-        PMPI_Errhandler_free(&eh);
-    return f;
+    return csp_errhandler_fatal(eh);
+}
+
+void csp_error_line(const char *msg)
+{
+    if (strncmp(msg, "CasperII: ", 10) == 0)
+        msg += 10;
+    int rank = -1;
+    PMPI_Comm_rank(csp_u.on ? csp_u.world : MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "casperii: rank %d: %s\n", rank, msg);
+    fflush(stderr);
 }
 
 /* csp_raise calls comm's error handler with the runtime's error code,
@@ -51,14 +66,8 @@ int csp_raise(MPI_Comm comm, int code, const char *msg)
         return code;
     int cls = code;
     if (fatal(comm) && PMPI_Error_class(code, &cls) == MPI_SUCCESS) {
-        if (msg) {
-            if (strncmp(msg, "CasperII: ", 10) == 0)
-                msg += 10;
-            int rank = -1;
-            PMPI_Comm_rank(csp_u.on ? csp_u.world : MPI_COMM_WORLD, &rank);
-            fprintf(stderr, "casperii: rank %d: %s\n", rank, msg);
-            fflush(stderr);
-        }
+        if (msg)
+            csp_error_line(msg);
         PMPI_Comm_call_errhandler(comm, cls);
         return code;
     }

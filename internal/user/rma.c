@@ -55,12 +55,7 @@ int csp_rma_finish(void)
 static int win_fatal(MPI_Win win)
 {
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
-    if (PMPI_Win_get_errhandler(win, &eh) != MPI_SUCCESS)
-        return 0;
-    int f = eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT;
-    if (eh != MPI_ERRHANDLER_NULL)
-        PMPI_Errhandler_free(&eh);
-    return f;
+    return PMPI_Win_get_errhandler(win, &eh) == MPI_SUCCESS && csp_errhandler_fatal(eh);
 }
 
 /* raise calls W's error handler with class cls. Under a fatal handler it
@@ -74,10 +69,7 @@ static int raise(struct csp_rma_win *w, int cls, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(line, sizeof line, fmt, ap);
         va_end(ap);
-        int rank = -1;
-        PMPI_Comm_rank(csp_u.on ? csp_u.world : MPI_COMM_WORLD, &rank);
-        fprintf(stderr, "casperii: rank %d: %s\n", rank, line);
-        fflush(stderr);
+        csp_error_line(line);
     }
     PMPI_Win_call_errhandler(w->win, cls);
     return cls;

@@ -251,6 +251,13 @@ int csp_error(MPI_Comm comm, enum csp_errmsg e);
  * bare class). Returns code. */
 int csp_raise(MPI_Comm comm, int code, const char *msg);
 
+/* Does error handler eh abort (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT)?
+ * Frees eh (a handle from PMPI_*_get_errhandler). */
+int csp_errhandler_fatal(MPI_Errhandler eh);
+/* Print the runtime's one-line message of an error, before a fatal
+ * handler aborts: "casperii: rank R: msg" on stderr. */
+void csp_error_line(const char *msg);
+
 /* Record the one-line message of error e (Go, at MPI_Init). */
 void csp_set_errtext(int e, const char *msg);
 
