@@ -127,6 +127,22 @@ func TestGenerateFromMPICH(t *testing.T) {
 		require.NotContains(t, s, not)
 	}
 	require.Contains(t, s, "MPI_DUP_FN", "listed as having no PMPI_ counterpart")
+
+	// RMA operations: the target translated on redirected windows, with
+	// the target's count and datatype (1 and datatype for the atomics)
+	// and the request of the request-based forms.
+	for _, want := range []string{
+		`csp_rma_target_of(w_, "MPI_Put", target_rank, target_disp, target_count, target_datatype, &g_, &gd_)`,
+		`PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin)`,
+		`csp_rma_target_of(w_, "MPI_Fetch_and_op", target_rank, target_disp, 1, datatype, &g_, &gd_)`,
+		`csp_rma_target_of(w_, "MPI_Rget_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);`,
+		`return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);`,
+	} {
+		require.Contains(t, s, want)
+	}
+	require.NotContains(t, s, "int MPI_Win_lock(", "synchronization is hand-written")
 }
 
 // The checked-in zz_wrappers.c is what the generator produces from the

@@ -86,6 +86,10 @@ CSP_IP_HIDDEN int csp_ip_win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, 
 CSP_IP_HIDDEN int csp_ip_win_create_shared(void *base, MPI_Aint size, MPI_Aint disp_unit, int large,
                                            MPI_Info info, MPI_Comm comm, MPI_Win *win);
 
+/* MPI_PROC_NULL as an RMA operation's target: *req (if any) becomes
+ * MPI_REQUEST_NULL; returns MPI_SUCCESS (rma.c, for zz_wrappers.c). */
+CSP_IP_HIDDEN int csp_ip_rma_null_target(MPI_Request *req);
+
 /* ---- hooks exported by Go (hooks.go, idup.go, memory.go, window.go) ---- */
 
 #define CSP_IP_INIT_FAILED (-1) /* csp_go_init: the runtime printed why; abort */

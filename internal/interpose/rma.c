@@ -1,6 +1,8 @@
 /*
  * rma.c: the RMA calls of the application, on redirected windows
- * (internal/user/rma.h) or straight to MPICH.
+ * (internal/user/rma.h) or straight to MPICH: synchronization and window
+ * creation here; the operations (MPI_Put ... MPI_Rget_accumulate_c) are
+ * generated from mpi.h into zz_wrappers.c by cmd/cspgen.
  *
  * A window not made by our MPI_Win_allocate (MPI_Win_create, dynamic
  * windows, shared windows, or any window while redirection is off) is not
@@ -13,234 +15,15 @@
 
 #include <stdio.h>
 
-/* An operation with one target datatype: translate, then call PMPI on the
- * ghost's window. ARGS_BEFORE/ARGS_AFTER surround the target rank and
- * displacement in the PMPI call. */
-#define CSP_RMA_OP(fn, proto, tcount, ttype, pmpi_direct, pmpi_ghost)                             \
-    int fn proto                                                                                   \
-    {                                                                                              \
-        struct csp_rma_win *w_ = csp_rma_find(win);                                                \
-        if (!w_ || w_->direct)                                                                     \
-            return pmpi_direct;                                                                    \
-        int g_;                                                                                    \
-        MPI_Aint gd_;                                                                              \
-        int rc_ = csp_rma_target_of(w_, #fn, target_rank, target_disp, tcount, ttype, &g_, &gd_);  \
-        if (rc_ == 1)                                                                              \
-            return null_target(request_of_##fn);                                                   \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            return rc_;                                                                            \
-        return csp_rma_raise_rc(w_, #fn, pmpi_ghost);                                              \
-    }
-
-/* MPI_PROC_NULL as target: nothing to do; a request-based call gets a
- * request that is complete (MPICH's answer too). */
-static int null_target(MPI_Request *req)
+/* MPI_PROC_NULL as the target of a generated RMA operation
+ * (zz_wrappers.c): nothing to do; a request-based call gets a request
+ * that is complete (MPICH's answer too). */
+CSP_IP_HIDDEN int csp_ip_rma_null_target(MPI_Request *req)
 {
     if (req)
         *req = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
-#define request_of_MPI_Put NULL
-#define request_of_MPI_Get NULL
-#define request_of_MPI_Accumulate NULL
-#define request_of_MPI_Get_accumulate NULL
-#define request_of_MPI_Fetch_and_op NULL
-#define request_of_MPI_Compare_and_swap NULL
-#define request_of_MPI_Put_c NULL
-#define request_of_MPI_Get_c NULL
-#define request_of_MPI_Accumulate_c NULL
-#define request_of_MPI_Get_accumulate_c NULL
-#define request_of_MPI_Rput request
-#define request_of_MPI_Rget request
-#define request_of_MPI_Raccumulate request
-#define request_of_MPI_Rget_accumulate request
-#define request_of_MPI_Rput_c request
-#define request_of_MPI_Rget_c request
-#define request_of_MPI_Raccumulate_c request
-#define request_of_MPI_Rget_accumulate_c request
-
-#define G csp_rma.gwin
-
-CSP_RMA_OP(MPI_Put,
-           (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, win),
-           PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, G))
-
-CSP_RMA_OP(MPI_Get,
-           (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                    target_datatype, win),
-           PMPI_Get(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, G))
-
-CSP_RMA_OP(MPI_Accumulate,
-           (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-            MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                           target_count, target_datatype, op, win),
-           PMPI_Accumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                           target_datatype, op, G))
-
-CSP_RMA_OP(MPI_Get_accumulate,
-           (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
-            int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                               result_datatype, target_rank, target_disp, target_count,
-                               target_datatype, op, win),
-           PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                               result_datatype, g_, gd_, target_count, target_datatype, op, G))
-
-CSP_RMA_OP(MPI_Fetch_and_op,
-           (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
-            MPI_Aint target_disp, MPI_Op op, MPI_Win win),
-           1, datatype,
-           PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win),
-           PMPI_Fetch_and_op(origin_addr, result_addr, datatype, g_, gd_, op, G))
-
-CSP_RMA_OP(MPI_Compare_and_swap,
-           (const void *origin_addr, const void *compare_addr, void *result_addr,
-            MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win),
-           1, datatype,
-           PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank,
-                                 target_disp, win),
-           PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, g_, gd_, G))
-
-CSP_RMA_OP(MPI_Rput,
-           (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-            MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                     target_datatype, win, request),
-           PMPI_Rput(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype,
-                     G, request))
-
-CSP_RMA_OP(MPI_Rget,
-           (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-            MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                     target_datatype, win, request),
-           PMPI_Rget(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype,
-                     G, request))
-
-CSP_RMA_OP(MPI_Raccumulate,
-           (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
-            MPI_Win win, MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                            target_count, target_datatype, op, win, request),
-           PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                            target_datatype, op, G, request))
-
-CSP_RMA_OP(MPI_Rget_accumulate,
-           (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
-            int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-            int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-            MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                result_datatype, target_rank, target_disp, target_count,
-                                target_datatype, op, win, request),
-           PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                result_datatype, g_, gd_, target_count, target_datatype, op, G,
-                                request))
-
-/* The large-count twins. */
-
-CSP_RMA_OP(MPI_Put_c,
-           (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-            MPI_Datatype target_datatype, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                      target_count, target_datatype, win),
-           PMPI_Put_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                      target_datatype, G))
-
-CSP_RMA_OP(MPI_Get_c,
-           (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                      target_count, target_datatype, win),
-           PMPI_Get_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                      target_datatype, G))
-
-CSP_RMA_OP(MPI_Accumulate_c,
-           (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                             target_count, target_datatype, op, win),
-           PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                             target_datatype, op, G))
-
-CSP_RMA_OP(MPI_Get_accumulate_c,
-           (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-            void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
-            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win),
-           target_count, target_datatype,
-           PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                 result_datatype, target_rank, target_disp, target_count,
-                                 target_datatype, op, win),
-           PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                 result_datatype, g_, gd_, target_count, target_datatype, op, G))
-
-CSP_RMA_OP(MPI_Rput_c,
-           (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-            MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, win, request),
-           PMPI_Rput_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                       target_datatype, G, request))
-
-CSP_RMA_OP(MPI_Rget_c,
-           (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-            MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
-            MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, win, request),
-           PMPI_Rget_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                       target_datatype, G, request))
-
-CSP_RMA_OP(MPI_Raccumulate_c,
-           (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                              target_count, target_datatype, op, win, request),
-           PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count,
-                              target_datatype, op, G, request))
-
-CSP_RMA_OP(MPI_Rget_accumulate_c,
-           (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-            void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
-            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
-            MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request),
-           target_count, target_datatype,
-           PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr,
-                                  result_count, result_datatype, target_rank, target_disp,
-                                  target_count, target_datatype, op, win, request),
-           PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr,
-                                  result_count, result_datatype, g_, gd_, target_count,
-                                  target_datatype, op, G, request))
 
 /* ---- synchronization ---- */
 

@@ -2,7 +2,9 @@
 
 /*
  * zz_wrappers.c: 178 MPI functions that take a communicator, each mapping
- * MPI_COMM_WORLD to the user world and calling PMPI. Regenerate with
+ * MPI_COMM_WORLD to the user world and calling PMPI, and the RMA
+ * operations, each sent to its target's ghost on a redirected window
+ * (internal/user/rma.h). Regenerate with
  * `go generate ./internal/interpose` after adding a hand-written wrapper.
  *
  * Blocking, with a nonblocking twin: lend the core to the ghost while it has work (internal/user/coop.c):
@@ -17,6 +19,12 @@
  *   MPI_Neighbor_allgatherv_c MPI_Neighbor_alltoall_c MPI_Neighbor_alltoallv_c
  *   MPI_Neighbor_alltoallw_c MPI_Reduce_c MPI_Reduce_scatter_c
  *   MPI_Reduce_scatter_block_c MPI_Scan_c MPI_Scatter_c MPI_Scatterv_c
+ *
+ * RMA operations: translated to the target's ghost on redirected windows:
+ *   MPI_Accumulate MPI_Compare_and_swap MPI_Fetch_and_op MPI_Get
+ *   MPI_Get_accumulate MPI_Put MPI_Raccumulate MPI_Rget MPI_Rget_accumulate
+ *   MPI_Rput MPI_Accumulate_c MPI_Get_c MPI_Get_accumulate_c MPI_Put_c
+ *   MPI_Raccumulate_c MPI_Rget_c MPI_Rget_accumulate_c MPI_Rput_c
  *
  * Taking a communicator, hand-written (not generated):
  *   MPI_Attr_get MPI_Bsend MPI_Bsend_c MPI_Bsend_init MPI_Bsend_init_c
@@ -42,6 +50,7 @@
  *
  */
 #include "interpose.h"
+#include "rma.h"
 
 int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
@@ -772,6 +781,156 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
     return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, CSP_IP_MAP(comm), info, request);
 }
 
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Accumulate", PMPI_Accumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+}
+
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Compare_and_swap", target_rank, target_disp, 1, datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Compare_and_swap", PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, g_, gd_, csp_rma.gwin));
+}
+
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Fetch_and_op", target_rank, target_disp, 1, datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Fetch_and_op", PMPI_Fetch_and_op(origin_addr, result_addr, datatype, g_, gd_, op, csp_rma.gwin));
+}
+
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Get", PMPI_Get(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+}
+
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get_accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Get_accumulate", PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+}
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Put", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Put", PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+}
+
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Raccumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Raccumulate", PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+}
+
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Rget", PMPI_Rget(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+}
+
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget_accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Rget_accumulate", PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+}
+
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rput", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Rput", PMPI_Rput(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+}
+
 int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     return PMPI_Comm_accept(port_name, info, root, CSP_IP_MAP(comm), newcomm);
@@ -1442,6 +1601,126 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, CSP_IP_MAP(comm));
+}
+
+int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Accumulate_c", PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+}
+
+int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Get_c", PMPI_Get_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+}
+
+int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Get_accumulate_c", PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+}
+
+int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Put_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(NULL);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Put_c", PMPI_Put_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+}
+
+int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Raccumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Raccumulate_c", PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+}
+
+int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Rget_c", PMPI_Rget_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+}
+
+int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Rget_accumulate_c", PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+}
+
+int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
+{
+    struct csp_rma_win *w_ = csp_rma_find(win);
+    if (!w_ || w_->direct)
+        return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    int g_;
+    MPI_Aint gd_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rput_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    if (rc_ == 1)
+        return csp_ip_rma_null_target(request);
+    if (rc_ != MPI_SUCCESS)
+        return rc_;
+    return csp_rma_raise_rc(w_, "MPI_Rput_c", PMPI_Rput_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
