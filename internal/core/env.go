@@ -17,6 +17,7 @@ type Config struct {
 	NodeSize     int    // CSP_NODE_SIZE: consecutive local ranks per virtual node; 0 = whole host
 	PT2PT        bool   // CSP_ASYNC_MODE includes pt2pt (the default)
 	RMA          bool   // CSP_ASYNC_MODE includes rma (the default): MPI_Win_allocate windows go through the ghosts
+	RMASet       bool   // CSP_ASYNC_MODE was given: no automatic choice (rma.go)
 	RMAPollUS    int    // CSP_RMA_POLL_US: a ghost serving redirected windows gives MPI progress at least this often
 	AsyncOn      bool   // CSP_ASYNC_CONFIG=on (default) | off | auto (AsyncOn and AsyncAuto)
 	AsyncAuto    bool   // CSP_ASYNC_CONFIG=auto: communicators without async_config choose their route themselves
@@ -135,7 +136,7 @@ func readConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 	if v := strings.TrimSpace(getenv("CSP_ASYNC_MODE")); v != "" {
-		c.PT2PT, c.RMA = false, false
+		c.PT2PT, c.RMA, c.RMASet = false, false, true
 		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == '|' || r == ',' || r == ';' }) {
 			switch strings.TrimSpace(part) {
 			case "pt2pt":

@@ -140,9 +140,11 @@ var envDocs = map[string]EnvDoc{
 		Show: func(c Config) string { return fmt.Sprint(c.GhostNapUS) }},
 	"CSP_GHOST_PARK_US": {Meaning: "an idle ghost polls this long before it parks (sleeps until a user rings), microseconds (0..10000000)",
 		Show: func(c Config) string { return fmt.Sprint(c.GhostParkUS) }},
-	"CSP_ASYNC_MODE": {Meaning: "Casper's modes: rma|pt2pt (default) offloads both; pt2pt keeps windows MPICH's; rma keeps point-to-point MPICH's",
+	"CSP_ASYNC_MODE": {Meaning: "Casper's modes: rma|pt2pt offloads both; pt2pt keeps windows MPICH's; rma keeps point-to-point MPICH's; unset: rma|pt2pt, but windows stay MPICH's where UCX carries the job over TCP",
 		Show: func(c Config) string {
 			switch {
+			case c.PT2PT && c.RMA && !c.RMASet:
+				return "rma|pt2pt (windows MPICH's where UCX carries the job over TCP)"
 			case c.PT2PT && c.RMA:
 				return "rma|pt2pt"
 			case c.PT2PT:

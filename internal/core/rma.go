@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/casperii/casperii/internal/mpi"
 )
@@ -16,6 +18,24 @@ func (r *runtime) setupRMA() error {
 	if !r.cfg.RMA {
 		return nil
 	}
+	if !r.cfg.RMASet {
+		// The default: every process votes (hosts may differ).
+		why := overTCP(r.hostSize < r.wsize, os.Getenv)
+		mine, all := []int32{1}, []int32{0}
+		if why != "" {
+			mine[0] = 0
+		}
+		if err := mpi.AllreduceInt32s(mpi.CommWorld, mine, all, mpi.OpMin); err != nil {
+			return err
+		}
+		if all[0] == 0 {
+			if r.wrank == 0 && why != "" {
+				r.verbosef(1, "RMA windows are not redirected by default here: %s; MPICH 4.0.2 over UCX's TCP transport hangs in MPI_Finalize most of the time once every process is connected, as the internal window connects them (CSP_ASYNC_MODE=rma|pt2pt redirects them anyway)", why)
+			}
+			r.cfg.RMA = false
+			return nil
+		}
+	}
 	w, err := mpi.WinCreateDynamic(mpi.InfoNull, mpi.CommWorld)
 	if err != nil {
 		return fmt.Errorf("CasperII: the internal window of redirected RMA: %w", err)
@@ -25,4 +45,43 @@ func (r *runtime) setupRMA() error {
 	}
 	r.rmaWin = w
 	return nil
+}
+
+// overTCP says why this process's MPI traffic to other processes likely
+// goes over UCX's TCP transport ("" if not): processes on other hosts (or
+// MPICH told to treat every process as remote, MPIR_CVAR_NOLOCAL) and UCX
+// either told to use tcp without an InfiniBand transport (UCX_TLS) or
+// left to choose on a host without InfiniBand devices.
+func overTCP(multiHost bool, getenv func(string) string) string {
+	nolocal := false
+	for _, k := range []string{"MPIR_CVAR_NOLOCAL", "MPIR_CVAR_CH4_NOLOCAL"} {
+		switch strings.ToLower(strings.TrimSpace(getenv(k))) {
+		case "1", "true", "yes", "on":
+			nolocal = true
+		}
+	}
+	if !multiHost && !nolocal {
+		return ""
+	}
+	where := "processes on several hosts"
+	if nolocal {
+		where = "MPIR_CVAR_NOLOCAL"
+	}
+	if tls := strings.ToLower(getenv("UCX_TLS")); tls != "" {
+		ib := false
+		for _, t := range strings.Split(tls, ",") {
+			switch strings.TrimSpace(strings.TrimPrefix(t, "^")) {
+			case "rc", "rc_v", "rc_x", "rc_mlx5", "dc", "dc_x", "dc_mlx5", "ud", "ud_v", "ud_x", "ud_mlx5", "ib", "all":
+				ib = !strings.HasPrefix(strings.TrimSpace(t), "^")
+			}
+		}
+		if strings.Contains(tls, "tcp") && !strings.Contains(tls, "^tcp") && !ib {
+			return where + " with UCX_TLS=" + tls
+		}
+		return ""
+	}
+	if entries, err := os.ReadDir("/sys/class/infiniband"); err == nil && len(entries) > 0 {
+		return ""
+	}
+	return where + " and no InfiniBand device here (UCX will use TCP)"
 }

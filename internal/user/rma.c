@@ -31,13 +31,60 @@ void csp_rma_table_unlock(void) { CSP_UNLOCK(); }
 
 static unsigned bucket(MPI_Win w) { return ((uint32_t)w * 0x9e3779b1u) >> 26; }
 
+/* The ghosts this origin has an epoch open to on gwin, by world rank.
+ *
+ * The origin's epoch on gwin is a shared lock with MPI_MODE_NOCHECK (no
+ * message) on each ghost, taken at the first operation to it and kept
+ * until MPI_Finalize, not a lock_all at MPI_Init: MPICH's unlock_all
+ * flushes an endpoint to every process of the world, which connects them
+ * all, and over UCX's TCP transport a job whose processes are all
+ * connected hangs in MPI_Finalize most of the time (4 runs in 5 here;
+ * plain MPICH 1 in 3 after an all-to-all; openucx/ucx#8738). Flushing a
+ * ghost never locked is a no-op: nothing was issued to it. */
+static uint8_t *locked;
+static int nworld, nlocked;
+
+/* gate opens the epoch to ghost g on gwin before the first operation. */
+static int gate(int g)
+{
+    if (g < 0 || g >= nworld || locked[g])
+        return MPI_SUCCESS;
+    int rc = PMPI_Win_lock(MPI_LOCK_SHARED, g, MPI_MODE_NOCHECK, csp_rma.gwin);
+    if (rc == MPI_SUCCESS) {
+        locked[g] = 1;
+        nlocked++;
+    }
+    return rc;
+}
+
+static int gflush(int g)
+{
+    return g >= 0 && g < nworld && locked[g] ? PMPI_Win_flush(g, csp_rma.gwin) : MPI_SUCCESS;
+}
+
+static int gflush_local(int g)
+{
+    return g >= 0 && g < nworld && locked[g] ? PMPI_Win_flush_local(g, csp_rma.gwin) : MPI_SUCCESS;
+}
+
+static int gflush_all(void) { return nlocked ? PMPI_Win_flush_all(csp_rma.gwin) : MPI_SUCCESS; }
+
+static int gflush_local_all(void)
+{
+    return nlocked ? PMPI_Win_flush_local_all(csp_rma.gwin) : MPI_SUCCESS;
+}
+
 int csp_rma_start(MPI_Win gwin)
 {
+    int rc = PMPI_Comm_size(MPI_COMM_WORLD, &nworld);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    locked = calloc((size_t)nworld, 1);
+    if (!locked)
+        return MPI_ERR_NO_MEM;
     csp_rma.gwin = gwin;
-    int rc = PMPI_Win_lock_all(MPI_MODE_NOCHECK, gwin);
-    if (rc == MPI_SUCCESS)
-        csp_rma.on = 1;
-    return rc;
+    csp_rma.on = 1;
+    return MPI_SUCCESS;
 }
 
 int csp_rma_finish(void)
@@ -45,7 +92,16 @@ int csp_rma_finish(void)
     if (csp_rma.gwin == MPI_WIN_NULL)
         return MPI_SUCCESS;
     csp_rma.on = 0;
-    int rc = PMPI_Win_unlock_all(csp_rma.gwin);
+    int rc = MPI_SUCCESS;
+    for (int g = 0; g < nworld; g++)
+        if (locked[g]) {
+            int r = PMPI_Win_unlock(g, csp_rma.gwin);
+            if (rc == MPI_SUCCESS)
+                rc = r;
+        }
+    free(locked);
+    locked = NULL;
+    nlocked = 0;
     int rc2 = PMPI_Win_free(&csp_rma.gwin);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
@@ -312,6 +368,9 @@ int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
                          "target_disp, the count and the target datatype", fn,
                          (long long)lo, (long long)hi, rank, (long long)t->size);
     }
+    int rc = gate((int)t->ghost);
+    if (rc != MPI_SUCCESS)
+        return csp_rma_raise_rc(w, fn, rc);
     *ghost = (int)t->ghost;
     *gdisp = (MPI_Aint)t->gbase + at;
     csp_rma.n_ops++;
@@ -332,8 +391,11 @@ static void lock_backoff(int *n)
     nanosleep(&ts, NULL);
 }
 
+/* The ghost's address of rank's lock word; opens the epoch to its ghost
+ * (an error there shows in the operation that follows). */
 static MPI_Aint lockword(const struct csp_rma_win *w, int rank)
 {
+    gate((int)w->t[rank].ghost);
     return (MPI_Aint)(w->t[rank].gbase - CSP_RMA_HDR);
 }
 
@@ -343,7 +405,7 @@ static int fop(struct csp_rma_win *w, int rank, int64_t add, int64_t *old)
     int g = (int)w->t[rank].ghost;
     int rc = PMPI_Fetch_and_op(&add, old, MPI_INT64_T, g, lockword(w, rank), MPI_SUM, csp_rma.gwin);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Win_flush(g, csp_rma.gwin);
+        rc = gflush(g);
     return rc;
 }
 
@@ -359,7 +421,7 @@ static int acquire(struct csp_rma_win *w, int rank, int type)
             rc = PMPI_Compare_and_swap(&writer, &zero, &old, MPI_INT64_T, g, lockword(w, rank),
                                        csp_rma.gwin);
             if (rc == MPI_SUCCESS)
-                rc = PMPI_Win_flush(g, csp_rma.gwin);
+                rc = gflush(g);
             if (rc != MPI_SUCCESS || old == 0)
                 return rc;
         } else {
@@ -412,7 +474,7 @@ int csp_rma_unlock(struct csp_rma_win *w, int rank)
         return PMPI_Win_unlock(rank, w->win);
     if (rank < 0 || rank >= w->size || w->held[rank] == CSP_RMA_NONE)
         return PMPI_Win_unlock(rank, w->win); /* MPICH's answer, and error */
-    int rc = PMPI_Win_flush((int)w->t[rank].ghost, csp_rma.gwin);
+    int rc = gflush((int)w->t[rank].ghost);
     int h = w->held[rank];
     if (rc == MPI_SUCCESS && h != CSP_RMA_NOCHECK)
         rc = release(w, rank, h == CSP_RMA_EXCL ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
@@ -446,7 +508,7 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
         rc = PMPI_Fetch_and_op(&one, &old[r], MPI_INT64_T, (int)w->t[r].ghost, lockword(w, r), MPI_SUM,
                                csp_rma.gwin);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Win_flush_all(csp_rma.gwin);
+        rc = gflush_all();
     for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++) {
         if (old[r] >= 0)
             continue;
@@ -470,14 +532,14 @@ int csp_rma_unlock_all(struct csp_rma_win *w)
         return PMPI_Win_unlock_all(w->win);
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
-    int rc = PMPI_Win_flush_all(csp_rma.gwin);
+    int rc = gflush_all();
     if (rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED) {
         int64_t minus = -1;
         for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
             rc = PMPI_Accumulate(&minus, 1, MPI_INT64_T, (int)w->t[r].ghost, lockword(w, r), 1, MPI_INT64_T,
                                  MPI_SUM, csp_rma.gwin);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Win_flush_all(csp_rma.gwin);
+            rc = gflush_all();
     }
     w->lock_all = CSP_RMA_NONE;
     int rc2 = PMPI_Win_unlock_all(w->win);
@@ -504,7 +566,7 @@ int csp_rma_flush(struct csp_rma_win *w, int rank, int local)
         return raise(w, MPI_ERR_RMA_SYNC, "%s: rank %d is not locked (MPI_Win_lock or MPI_Win_lock_all first)",
                      fn, rank);
     int g = (int)w->t[rank].ghost;
-    int rc = local ? PMPI_Win_flush_local(g, csp_rma.gwin) : PMPI_Win_flush(g, csp_rma.gwin);
+    int rc = local ? gflush_local(g) : gflush(g);
     return csp_rma_raise_rc(w, fn, rc);
 }
 
@@ -515,7 +577,7 @@ int csp_rma_flush_all(struct csp_rma_win *w, int local)
         return local ? PMPI_Win_flush_local_all(w->win) : PMPI_Win_flush_all(w->win);
     if (!w->lock_all && w->nheld == 0)
         return raise(w, MPI_ERR_RMA_SYNC, "%s: no passive-target epoch is open on this window", fn);
-    int rc = local ? PMPI_Win_flush_local_all(csp_rma.gwin) : PMPI_Win_flush_all(csp_rma.gwin);
+    int rc = local ? gflush_local_all() : gflush_all();
     return csp_rma_raise_rc(w, fn, rc);
 }
 
@@ -565,7 +627,7 @@ int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
     if (symmetric && quiet(w)) {
         /* This origin's operations of the old path are complete; the
          * application asserts that no other member has any in flight. */
-        rc = w->direct ? MPI_SUCCESS : PMPI_Win_flush_all(csp_rma.gwin);
+        rc = w->direct ? MPI_SUCCESS : gflush_all();
         apply_switch(w, "MPI_Win_set_info (symmetric=true)");
         return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
     }
@@ -588,7 +650,7 @@ int csp_rma_fence(struct csp_rma_win *w, int assert_)
      * targets before the fence's synchronization, so every target sees
      * them once its own fence returns. */
     if (w->fence && !w->direct) {
-        int rc = PMPI_Win_flush_all(csp_rma.gwin);
+        int rc = gflush_all();
         if (rc != MPI_SUCCESS)
             return csp_rma_raise_rc(w, "MPI_Win_fence", rc);
     }
@@ -640,7 +702,7 @@ int csp_rma_complete(struct csp_rma_win *w)
     if (w->started && !w->direct)
         for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
             if (w->access[r])
-                rc = PMPI_Win_flush((int)w->t[r].ghost, csp_rma.gwin);
+                rc = gflush((int)w->t[r].ghost);
     if (rc != MPI_SUCCESS)
         return csp_rma_raise_rc(w, "MPI_Win_complete", rc);
     rc = PMPI_Win_complete(w->win);

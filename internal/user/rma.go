@@ -13,7 +13,8 @@ import (
 
 // StartRMA lets MPI_Win_allocate redirect windows through the ghosts over
 // gwin, the internal dynamic window every process created at MPI_Init
-// (rma.h). The user holds a shared lock_all on it until FinishRMA. With
+// (rma.h). The user locks each ghost it targets on it (shared,
+// MPI_MODE_NOCHECK) at the first operation and until FinishRMA. With
 // defaultOff (CSP_ASYNC_CONFIG=off) a window starts on MPICH's path unless
 // its info says async_config=on.
 func StartRMA(gwin mpi.Win, verbose int, defaultOff bool) error {
@@ -22,7 +23,7 @@ func StartRMA(gwin mpi.Win, verbose int, defaultOff bool) error {
 		C.csp_rma.default_off = 1
 	}
 	if rc := C.csp_rma_start(C.MPI_Win(gwin.Raw())); rc != C.MPI_SUCCESS {
-		return fmt.Errorf("user: locking the internal RMA window: %w", mpi.CodeError(int(rc), "MPI_Win_lock_all"))
+		return fmt.Errorf("user: starting redirected RMA: %w", mpi.CodeError(int(rc), "MPI_Comm_size"))
 	}
 	return nil
 }

@@ -11,9 +11,9 @@
  * displacement d of rank r becomes one at gbase(r) + d * disp_unit(r) on
  * r's ghost, so the ghost's MPI progress completes it while r computes.
  *
- * Every user holds a shared lock_all (MPI_MODE_NOCHECK) on gwin from
- * MPI_Init to MPI_Finalize, so one origin's operations are always in an
- * epoch there; the application's epochs live on its own window W, an
+ * Every user holds a shared lock (MPI_MODE_NOCHECK) on each ghost it has
+ * sent an operation to, from the first one to MPI_Finalize, so one
+ * origin's operations are always in an epoch there (rma.c: gate); the application's epochs live on its own window W, an
  * MPI_Win_create over the same memory and communicator, which also keeps
  * the group, attributes, info and error handlers MPI gives it:
  *
