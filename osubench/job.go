@@ -17,11 +17,14 @@ import (
 
 // JobSpec is one mpiexec run.
 type JobSpec struct {
-	Procs   int
-	Env     []string // KEY=VALUE, passed with -genv in this order
-	Prog    string
-	Args    []string
-	Timeout time.Duration
+	Procs int
+	// Launcher are mpiexec options before the -genv ones (e.g. -bind-to
+	// user:1,0,1,0).
+	Launcher []string
+	Env      []string // KEY=VALUE, passed with -genv in this order
+	Prog     string
+	Args     []string
+	Timeout  time.Duration
 	// IsGhost classifies world ranks for the CPU accounting (nil: all users).
 	IsGhost func(rank int) bool
 }
@@ -29,6 +32,7 @@ type JobSpec struct {
 // Argv is the mpiexec command line of the job.
 func (j JobSpec) Argv(mpiexec string) []string {
 	a := []string{mpiexec, "-n", strconv.Itoa(j.Procs)}
+	a = append(a, j.Launcher...)
 	for _, kv := range j.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "-genv", k, v)
