@@ -2,8 +2,11 @@ package osubench
 
 import (
 	"bytes"
+	"context"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -272,4 +275,35 @@ func TestTargetsIssue16(t *testing.T) {
 	var out bytes.Buffer
 	WriteTargets(&out, EvaluateTargets([]*BenchResult{rb, rg, ri}))
 	assert.Regexp(t, `\n  MISSED +16 +cspii +rma +busy, touched +8K accumulate epoch \(acc_contig_epoch_us\), target computing busy, <= 0\.10x mpi's +0\.10x \(1801\.0 vs mpi 18000\.0\)\n`, out.String())
+}
+
+// A job that hangs after the finalize mark (MPICH 4.0.2's ch4/ucx
+// finalize over TCP) is killed after the grace and counts; one that hangs
+// before it times out.
+func TestFinalizeGrace(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(name, body string) string {
+		p := dir + "/" + name
+		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+		return p
+	}
+	hang := fake("hang", `echo "osub bench=rma size=8 x=1"; echo osub-finalize; sleep 30`)
+	j := JobSpec{Procs: 1, Prog: "/bin/true", Timeout: 20 * time.Second, FinalizeGrace: 300 * time.Millisecond}
+	start := time.Now()
+	res := RunJob(context.Background(), hang, j)
+	assert.Less(t, time.Since(start), 10*time.Second, "killed after the grace, not at the timeout")
+	assert.True(t, res.FinalizeHang)
+	assert.NoError(t, res.Err())
+	assert.Contains(t, res.Stdout, "osub bench=rma size=8 x=1")
+
+	early := fake("early", `echo "osub bench=rma size=8 x=1"; sleep 30`)
+	j.Timeout = time.Second
+	res = RunJob(context.Background(), early, j)
+	assert.False(t, res.FinalizeHang)
+	assert.ErrorContains(t, res.Err(), "timed out")
+
+	ok := fake("ok", `echo osub-finalize; exit 0`)
+	res = RunJob(context.Background(), ok, j)
+	assert.False(t, res.FinalizeHang)
+	assert.NoError(t, res.Err())
 }

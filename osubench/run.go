@@ -482,7 +482,7 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 		args = append(args, "-w", "ga", "-q", strconv.FormatFloat(c.GASliceUs, 'g', -1, 64))
 	}
 	args = append(args, extra...)
-	j := JobSpec{Procs: l.Procs(m), Prog: r.Progs.C[b], Args: args, Timeout: r.jobTimeout(b, len(sizes))}
+	j := JobSpec{Procs: l.Procs(m), Prog: r.Progs.C[b], Args: args, Timeout: r.jobTimeout(b, len(sizes)), FinalizeGrace: DefaultFinalizeGrace}
 	if s.Place == PlaceGhostCores {
 		if cpus := GhostCoresCPUs(l, m, r.cpus()); cpus != nil {
 			var us []string
@@ -759,6 +759,9 @@ func (r *Runner) runJob(ctx context.Context, br *BenchResult, m Mode, l Layout, 
 	}
 	if len(res.Leftover) > 0 {
 		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: processes outlived mpiexec and were killed: %s", m.Name, rep, strings.Join(res.Leftover, ", ")))
+	}
+	if res.FinalizeHang && rec.Error == "" {
+		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: hung in MPI_Finalize after its last result line and was killed %s later; its results are kept (MPICH 4.0.2 ch4/ucx: a process in the PMI barrier of MPI_Finalize keeps its peer's disconnect from completing; fixed in later MPICH, pmodels/mpich#6596)", m.Name, rep, DefaultFinalizeGrace))
 	}
 	if len(res.ShmLeft) > 0 {
 		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: left /dev/shm entries (removed): %s", m.Name, rep, strings.Join(res.ShmLeft, " ")))

@@ -397,9 +397,19 @@ static void osub_init(int *argc, char ***argv, const char *bench)
     }
 }
 
+/* osub_finalize ends the program. Once every user is there, rank 0 prints
+ * "osub-finalize": every result is out, and the driver gives MPI_Finalize
+ * a short grace (MPICH 4.0.2's ch4/ucx finalize can hang over TCP: a
+ * process waiting in the PMI barrier keeps its peer's disconnect from
+ * completing; JobSpec.FinalizeGrace). */
 static void osub_finalize(void)
 {
     MPI_Comm_free(&osub_comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (osub_rank == 0) {
+        printf("osub-finalize\n");
+        fflush(stdout);
+    }
     MPI_Finalize();
 }
 

@@ -35,7 +35,8 @@
  * measured, mean), touch_us (the origin's and target's touching per
  * iteration, mean over the two), and cpu_pct/vcsw/ivcsw over every cell.
  * The budget -b is per size: each of its 6 cells gets a sixth, at least
- * -m iterations (each lasts the compute: the driver passes 4).
+ * -m iterations (each lasts the compute: the driver passes 4), stopped
+ * early only past 3 budgets of the size.
  *
  * -w ga: a Global-Arrays-like read-modify-write workload. User 0 is the
  * target; every other user repeatedly does MPI_Win_lock(SHARED, 0);
@@ -251,7 +252,10 @@ static void flush_bench(void)
 {
     if (osub_nusers < 2)
         osub_die("the rma test needs an origin and a target (2 users)");
-    O.budget_s /= NOPS * NDTS; /* per cell (and the rounds' overrun limit) */
+    /* Each cell gets a sixth of the budget; the rounds' overrun limit stays
+     * the size's budget, so that the minimum of epochs, each as long as the
+     * compute, is kept. */
+    const double cell_budget = O.budget_s / (NOPS * NDTS);
     for (int s = 0; s < O.nsizes; s++) {
         long size = O.sizes[s], n = size / 8;
         char line[8192];
@@ -267,7 +271,10 @@ static void flush_bench(void)
                 cell_times t = {0};
                 double w0 = osub_now();
                 iterate(1, op, dt, n, tt, tcount, &t); /* registration, first touch */
+                double size_budget = O.budget_s;
+                O.budget_s = cell_budget;
                 long iters = osub_iters(osub_now() - w0, 1);
+                O.budget_s = size_budget;
                 memset(&t, 0, sizeof t);
                 osub_rounds r;
                 osub_use use;
