@@ -84,10 +84,10 @@ func BuildC(cache string) (*Programs, error) {
 	}
 	p := &Programs{C: map[Bench]string{}, Dir: dir}
 	for _, b := range KnownBenches {
-		out := filepath.Join(dir, "osub-"+string(b))
+		out := filepath.Join(dir, "osub-"+b.Program())
 		if _, err := os.Stat(out); err != nil {
 			tmp := out + ".tmp"
-			if _, err := toolOutput(srcDir, mpicc, "-O2", "-Wall", "-o", tmp, string(b)+".c"); err != nil {
+			if _, err := toolOutput(srcDir, mpicc, "-O2", "-Wall", "-o", tmp, b.Program()+".c"); err != nil {
 				return nil, err
 			}
 			if err := os.Rename(tmp, out); err != nil {

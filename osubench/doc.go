@@ -5,7 +5,10 @@
 // (cspii-dup, wildcard_used=any_tag_same_tag), both static offload
 // (CSP_ASYNC_CONFIG=on); and issue 15's cspii-off (the library present,
 // CSP_ASYNC_CONFIG=off), cspii-auto (CSP_ASYNC_CONFIG=auto, adaptive) and
-// cspii-hint (phases only: the program switches async_config per phase).
+// cspii-hint (phases only: the program switches async_config per phase);
+// and issue 16's cspii (CSP_ASYNC_MODE=rma|pt2pt: MPI_Win_allocate windows
+// redirected to the ghosts) and cspii-pt2pt (CSP_ASYNC_MODE=pt2pt: the
+// library present, windows MPICH's).
 //
 // The benchmarks are small C MPI programs (csrc/, embedded, compiled with
 // MPICH's mpicc into a cache directory and run with MPICH's mpiexec, both
@@ -18,17 +21,22 @@
 //	halo     periodic 2D Cartesian grid, 4 neighbours, 300 us compute between post and wait; Fig. 6
 //	phases   rounds of a small-message phase (ping-pongs, rate windows) and an overlapped exchange; issue 15
 //	probe    a server polling MPI_Iprobe(MPI_ANY_SOURCE) between compute slices, clients' round trips; issue 15
+//	rma      lock(SHARED) + put/get/accumulate (contiguous, strided) + flush + unlock while the target computes; issue 16
+//	rma-ga   many origins lock, accumulate 8 KiB and unlock into user 0 while it computes; sums checked; issue 16
 //
 // `run all` runs the first four; phases and probe run on their own or in a
-// list. probe's communicator allows MPI_ANY_SOURCE in every CasperII mode
+// list; `run rma` runs rma and rma-ga (one program, rma.c, -w flush|ga).
+// probe's communicator allows MPI_ANY_SOURCE in every CasperII mode
 // (Mode.HintFor).
 //
 // Every benchmark runs in series (Series): touched buffers (the default,
 // as applications do: every byte of the send buffers written before each
 // post, every byte of the receive buffers read after each wait) or
 // untouched (secondary), busy or sleep compute (overlap, halo, phases,
-// probe), shm or tcp
-// transport (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self). Every mode runs every
+// probe, rma; rma also idle: the target waits in MPI, the reference), shm
+// or tcp transport (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self), and for rma
+// the placement (auto, or ghost-cores: mpiexec -bind-to user: gives the
+// ghosts CPUs of their own, the users the others). Every mode runs every
 // series; ratios compare modes within one series of one run, and every
 // table, CSV row, plot and target is labelled with its series.
 //
@@ -78,7 +86,13 @@
 //     issue 5/6's latency and message-rate targets for static offload, and
 //     issue 15's for cspii-auto, cspii-hint and cspii-off (at most 1.10x
 //     and 1.05x mpi, 80% of static offload's gain kept, phases 20% faster
-//     than both mpi and cspii-tag), per transport.
+//     than both mpi and cspii-tag), and issue 16's for cspii (the 8 KiB
+//     accumulate epoch on a target computing 20 ms: at most 0.10x mpi's,
+//     and with the ghosts on cores of their own at most 1.5x mpi's with
+//     an idle target), per transport.
+//   - rma's busy compute spins on the target's CPU-time clock (a fixed
+//     amount of work), so what others take from its core shows as its
+//     stretch; rma-ga prints ok=0 when a sum is wrong, which fails the job.
 //   - CPU use: the programs report the users' CPU time over the wall time of
 //     the timed loop (getrusage, all threads); the driver samples every
 //     process of a job from /proc (users and ghosts apart) and the host's

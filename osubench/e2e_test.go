@@ -270,3 +270,69 @@ func TestEndToEndProbe(t *testing.T) {
 	WriteBench(&out, br)
 	t.Logf("\n%s", out.String())
 }
+
+// TestEndToEndRMA runs rma and rma-ga at 8 B and 8K (busy compute of
+// 2 ms, and the idle series; data checked) in the modes mpi, cspii and
+// cspii-pt2pt: cspii redirects its window and operations to the ghosts
+// (CSP_STATS rma_windows, rma_redirected), cspii-pt2pt keeps them
+// MPICH's, and every accumulated sum is right.
+func TestEndToEndRMA(t *testing.T) {
+	lib := repoLib(t)
+	r := e2eRunner(t, lib, "mpi", "cspii", "cspii-pt2pt")
+	r.Cfg.Benches, r.Cfg.Sizes, r.Cfg.Computes = RMABenches, []int64{8, 8192}, []Compute{Busy}
+	r.Cfg.RMAComputeUs, r.Cfg.RMAMinIters, r.Cfg.GASliceUs = 2000, 2, 50
+	require.NoError(t, r.Prepare())
+	require.NoError(t, r.Run(context.Background(), nil))
+	require.Len(t, r.Results, 4, "rma busy and idle, rma-ga busy and idle")
+	for _, br := range r.Results {
+		assert.Equal(t, []string{"mpi", "cspii", "cspii-pt2pt"}, br.Modes)
+		assert.Empty(t, br.Skipped)
+		require.Len(t, br.Jobs, 3)
+		for _, j := range br.Jobs {
+			t.Logf("%s %s: %s (%v)", br.Label(), j.Mode, j.Job.Cmd, j.Job.Wall)
+			require.Empty(t, j.Error, "%s failed; stderr:\n%s", j.Mode, j.Job.Stderr)
+			assert.Equal(t, string(br.Compute), j.Info[0]["compute"])
+			require.Len(t, j.Points, 2, "both sizes")
+			for _, p := range j.Points {
+				v := p.Values
+				if br.Bench == RMAGA {
+					assert.Equal(t, 1.0, v["ok"], "the sums are right")
+					assert.Greater(t, v["acc_per_s"], 0.0)
+					continue
+				}
+				for _, op := range RMAOps {
+					for _, dt := range RMADatatypes {
+						e := v[RMAKey(op, dt, "epoch_us")]
+						assert.Greater(t, e, 0.0, "%s %s", op, dt)
+						assert.GreaterOrEqual(t, e, v[RMAKey(op, dt, "flush_us")])
+					}
+				}
+				if br.Compute == Busy {
+					assert.Contains(t, v, "stretch_pct")
+					assert.GreaterOrEqual(t, v["comp_us"], 2000.0, "the compute asked for at least")
+				} else {
+					assert.NotContains(t, v, "stretch_pct", "idle: no compute to stretch")
+				}
+			}
+			if j.Mode == "mpi" {
+				continue
+			}
+			require.Len(t, j.Stats, br.Layout.NUsers(), "one casperii-stats line per user")
+			s := SumStats(j.Stats)
+			if j.Mode == "cspii" {
+				assert.GreaterOrEqual(t, s["rma_windows"], int64(1), "%v", s)
+				assert.Positive(t, s["rma_redirected"], "%v", s)
+			} else {
+				assert.Zero(t, s["rma_redirected"], "%v", s)
+				assert.Zero(t, s["rma_windows"], "%v", s)
+			}
+		}
+	}
+	var out bytes.Buffer
+	WriteHeader(&out, r)
+	for _, br := range r.Results {
+		WriteBench(&out, br)
+	}
+	assert.NotContains(t, out.String(), "<- ")
+	t.Logf("\n%s", out.String())
+}

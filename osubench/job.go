@@ -17,18 +17,37 @@ import (
 
 // JobSpec is one mpiexec run.
 type JobSpec struct {
-	Procs   int
-	Env     []string // KEY=VALUE, passed with -genv in this order
-	Prog    string
-	Args    []string
-	Timeout time.Duration
+	Procs int
+	// Launcher are mpiexec options before the -genv ones (e.g. -bind-to
+	// user:1,0,1,0).
+	Launcher []string
+	Env      []string // KEY=VALUE, passed with -genv in this order
+	Prog     string
+	Args     []string
+	Timeout  time.Duration
 	// IsGhost classifies world ranks for the CPU accounting (nil: all users).
 	IsGhost func(rank int) bool
+	// FinalizeGrace, if positive, is how long the job may take once the
+	// program printed FinalizeMark (every result out, every user in
+	// MPI_Finalize): past it the job is killed and counted as finished
+	// (JobResult.FinalizeHang), its results kept.
+	FinalizeGrace time.Duration
 }
+
+// FinalizeMark is the line the programs print (rank 0, after a barrier)
+// just before MPI_Finalize.
+const FinalizeMark = "osub-finalize"
+
+// DefaultFinalizeGrace is the grace of MPI_Finalize: MPICH 4.0.2's
+// ch4/ucx finalize over TCP can hang with one process in the PMI barrier
+// while its peer waits for the disconnect that process no longer
+// progresses (fixed in later MPICH: pmodels/mpich#6596).
+const DefaultFinalizeGrace = 10 * time.Second
 
 // Argv is the mpiexec command line of the job.
 func (j JobSpec) Argv(mpiexec string) []string {
 	a := []string{mpiexec, "-n", strconv.Itoa(j.Procs)}
+	a = append(a, j.Launcher...)
 	for _, kv := range j.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "-genv", k, v)
@@ -39,25 +58,30 @@ func (j JobSpec) Argv(mpiexec string) []string {
 
 // JobResult is the outcome of a job.
 type JobResult struct {
-	Cmd            string        `json:"cmd"`
-	Stdout         string        `json:"-"`
-	Stderr         string        `json:"stderr,omitempty"`
-	ExitCode       int           `json:"exit_code"`
-	TimedOut       bool          `json:"timed_out,omitempty"`
-	Wall           time.Duration `json:"wall_ns"`
-	CPU            float64       `json:"cpu_s"`         // all processes of the job (rusage of mpiexec and its reaped descendants)
-	UserCPU        float64       `json:"user_cpu_s"`    // user ranks, sampled from /proc
-	GhostCPU       float64       `json:"ghost_cpu_s"`   // ghost ranks, sampled from /proc
-	MachineCPU     float64       `json:"machine_cpu_s"` // every process of the host during the job (/proc/stat), ours included
-	Leftover       []string      `json:"leftover,omitempty"`
-	ShmLeft        []string      `json:"shm_left,omitempty"`
-	ShmNotRemoved  []string      `json:"shm_not_removed,omitempty"`
+	Cmd           string        `json:"cmd"`
+	Stdout        string        `json:"-"`
+	Stderr        string        `json:"stderr,omitempty"`
+	ExitCode      int           `json:"exit_code"`
+	TimedOut      bool          `json:"timed_out,omitempty"`
+	Wall          time.Duration `json:"wall_ns"`
+	CPU           float64       `json:"cpu_s"`         // all processes of the job (rusage of mpiexec and its reaped descendants)
+	UserCPU       float64       `json:"user_cpu_s"`    // user ranks, sampled from /proc
+	GhostCPU      float64       `json:"ghost_cpu_s"`   // ghost ranks, sampled from /proc
+	MachineCPU    float64       `json:"machine_cpu_s"` // every process of the host during the job (/proc/stat), ours included
+	Leftover      []string      `json:"leftover,omitempty"`
+	ShmLeft       []string      `json:"shm_left,omitempty"`
+	ShmNotRemoved []string      `json:"shm_not_removed,omitempty"`
+	// FinalizeHang: the job printed FinalizeMark but was still running
+	// FinalizeGrace later, and was killed; its results count.
+	FinalizeHang   bool `json:"finalize_hang,omitempty"`
 	procsWithRanks int
 }
 
 // Err describes how the job failed, or is nil.
 func (r *JobResult) Err() error {
 	switch {
+	case r.FinalizeHang:
+		return nil
 	case r.TimedOut:
 		return fmt.Errorf("timed out after %v", r.Wall.Round(time.Second))
 	case r.ExitCode != 0:
@@ -138,6 +162,7 @@ func RunJob(ctx context.Context, mpiexec string, j JobSpec) *JobResult {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var waitErr error
+	var graceEnd time.Time // zero until the program printed FinalizeMark
 wait:
 	for {
 		select {
@@ -145,6 +170,16 @@ wait:
 			break wait
 		case <-tick.C:
 			tr.Scan()
+			if j.FinalizeGrace > 0 && graceEnd.IsZero() && finalizing(filepath.Join(dir, "stdout")) {
+				graceEnd = time.Now().Add(j.FinalizeGrace)
+			}
+			if !graceEnd.IsZero() && time.Now().After(graceEnd) {
+				res.FinalizeHang = true
+				tr.KillAll()
+				_ = cmd.Process.Kill()
+				waitErr = <-done
+				break wait
+			}
 		case <-timer.C:
 			res.TimedOut = true
 		case <-ctx.Done():
@@ -192,6 +227,21 @@ wait:
 	res.Stderr += string(b2)
 	res.ShmLeft, res.ShmNotRemoved = cleanShm(shmBefore)
 	return res
+}
+
+// finalizing reports whether the job's stdout (at path) has the
+// FinalizeMark line.
+func finalizing(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == FinalizeMark {
+			return true
+		}
+	}
+	return false
 }
 
 // ShellQuote joins args into a command line a POSIX shell reads back as args.

@@ -678,9 +678,9 @@ func TestJobEnvDropsModeVariables(t *testing.T) {
 
 func TestEmbeddedSources(t *testing.T) {
 	for _, b := range KnownBenches {
-		src, err := csrc.ReadFile("csrc/" + string(b) + ".c")
+		src, err := csrc.ReadFile("csrc/" + b.Program() + ".c")
 		require.NoError(t, err)
-		assert.Contains(t, string(src), "osub_init(&argc, &argv, \""+string(b)+"\")")
+		assert.Contains(t, string(src), "osub_init(&argc, &argv, \""+b.Program()+"\")")
 	}
 }
 

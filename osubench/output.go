@@ -19,6 +19,7 @@ type SummaryRow struct {
 	Compute    string   `json:"compute"`
 	Touch      string   `json:"touch"`  // on, off
 	Series     string   `json:"series"` // the series' label, e.g. "busy compute, touched, shm"
+	Place      string   `json:"place,omitempty"`
 	Layout     string   `json:"layout"`
 	Size       int64    `json:"size"`
 	Mode       string   `json:"mode"`
@@ -50,7 +51,7 @@ func SummaryRows(results []*BenchResult) []SummaryRow {
 				for _, mode := range br.Modes {
 					sp := br.Summary(mode, m.Key, s)
 					row := SummaryRow{Bench: br.Bench, Transport: string(br.Transport), Compute: string(br.Compute), Touch: onOff(br.Touch),
-						Series: br.Series.Label(), Layout: br.Layout.String(), Size: s, Mode: mode, Metric: m.Key, Unit: m.Unit,
+						Series: br.Series.Label(), Place: string(br.Place), Layout: br.Layout.String(), Size: s, Mode: mode, Metric: m.Key, Unit: m.Unit,
 						N: sp.N, Median: fptr(sp.Median), Min: fptr(sp.Min), Max: fptr(sp.Max), Q1: fptr(sp.Q1), Q3: fptr(sp.Q3)}
 					if !m.NoRatio && contains(br.Modes, "mpi") {
 						row.RatioVsMPI = fptr(Ratio(sp.Median, base.Median))
@@ -152,6 +153,10 @@ type ConfigJSON struct {
 	PhaseExchanges int         `json:"phase_exchanges,omitempty"`
 	ProbeSliceUs   float64     `json:"probe_slice_us,omitempty"`
 	ProbeThinkUs   float64     `json:"probe_think_us,omitempty"`
+	RMAComputeUs   float64     `json:"rma_compute_us,omitempty"`
+	GASliceUs      float64     `json:"ga_slice_us,omitempty"`
+	RMAMinIters    int         `json:"rma_min_iters,omitempty"`
+	Placements     []Placement `json:"placements,omitempty"`
 	Quick          bool        `json:"quick"`
 }
 
@@ -161,6 +166,7 @@ func configJSON(c *Config) ConfigJSON {
 		BudgetMs: c.BudgetMs, MinIters: c.MinIters, MaxIters: c.MaxIters, OverlapCompute: c.OverlapCompute,
 		HaloComputeUs: c.HaloComputeUs, Window: c.Window, PhaseComputeUs: c.PhaseComputeUs, PhasePingPongs: c.PhasePingPongs,
 		PhaseWindows: c.PhaseWindows, PhaseExchanges: c.PhaseExchanges, ProbeSliceUs: c.ProbeSliceUs, ProbeThinkUs: c.ProbeThinkUs,
+		RMAComputeUs: c.RMAComputeUs, GASliceUs: c.GASliceUs, RMAMinIters: c.RMAMinIters, Placements: c.Placements,
 		Quick: c.Quick}
 }
 

@@ -21,21 +21,28 @@ var plotPanels = map[Bench][]string{
 	Halo:    {"iter_us", "wait_us"},
 	Phases:  {"small_us", "large_us", "round_us"},
 	Probe:   {"rtt_us", "server_comp_pct"},
+	RMA:     {"acc_contig_epoch_us", "acc_contig_flush_us", "stretch_pct"},
+	RMAGA:   {"acc_per_s", "epoch_us"},
 }
 
 var panelTitle = map[Bench]string{
-	"latency:post_us":       "post time (Isend + Irecv)",
-	"latency:wait_us":       "wait time (Waitall)",
-	"overlap:total_us":      "total time (touch + post + compute + wait)",
-	"overlap:overlap_pct":   "overlap %",
-	"rate:msg_rate":         "message rate",
-	"halo:iter_us":          "time per iteration",
-	"halo:wait_us":          "wait time (Waitall)",
-	"phases:small_us":       "(a) small-message phase per round",
-	"phases:large_us":       "(b) overlapped phase per round",
-	"phases:round_us":       "time per round, (a) + (b)",
-	"probe:rtt_us":          "request round trip",
-	"probe:server_comp_pct": "server's compute throughput",
+	"latency:post_us":         "post time (Isend + Irecv)",
+	"latency:wait_us":         "wait time (Waitall)",
+	"overlap:total_us":        "total time (touch + post + compute + wait)",
+	"overlap:overlap_pct":     "overlap %",
+	"rate:msg_rate":           "message rate",
+	"halo:iter_us":            "time per iteration",
+	"halo:wait_us":            "wait time (Waitall)",
+	"phases:small_us":         "(a) small-message phase per round",
+	"phases:large_us":         "(b) overlapped phase per round",
+	"phases:round_us":         "time per round, (a) + (b)",
+	"probe:rtt_us":            "request round trip",
+	"probe:server_comp_pct":   "server's compute throughput",
+	"rma:acc_contig_epoch_us": "lock + accumulate + flush + unlock",
+	"rma:acc_contig_flush_us": "time in MPI_Win_flush (accumulate)",
+	"rma:stretch_pct":         "target's compute stretch",
+	"rma-ga:acc_per_s":        "accumulates per second",
+	"rma-ga:epoch_us":         "lock + accumulate + unlock",
 }
 
 func metricOf(b Bench, key string) Metric {
@@ -54,6 +61,8 @@ func sizeAxis(b Bench) string {
 		return "size of the overlapped phase's messages (bytes)"
 	case Probe:
 		return "request and response size (bytes)"
+	case RMA, RMAGA:
+		return "bytes per operation"
 	}
 	return "message size (bytes)"
 }

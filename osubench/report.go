@@ -74,6 +74,62 @@ var Metrics = map[Bench][]Metric{
 		{Key: "probes_per_req", Title: "server's MPI_Iprobe calls per request answered"},
 		{Key: "req_per_s", Title: "requests answered per second", Unit: "req/s", HigherBetter: true},
 	},
+	RMA: rmaMetrics(),
+	RMAGA: {
+		{Key: "acc_per_s", Title: "accumulates completed per second, all origins (lock + MPI_Accumulate + unlock into user 0)", Unit: "acc/s", HigherBetter: true},
+		{Key: "epoch_us", Title: "an origin's epoch, lock + accumulate + unlock, mean over epochs and origins", Unit: "us"},
+		{Key: "epoch_max_us", Title: "the slowest origin's mean epoch", Unit: "us"},
+		{Key: "comp_pct", Title: "user 0's compute time (CPU time of its slices) over its wall time in the phases", Unit: "%", HigherBetter: true, NoRatio: true},
+		{Key: "ok", Title: "the target's window held the sum of every accumulate (1) or not (0)", NoRatio: true, HigherBetter: true},
+		{Key: "touch_us", Title: "an origin's touching per epoch (writing its buffer)", Unit: "us"},
+	},
+}
+
+// RMAOps and RMADatatypes are rma's cells: every operation on every
+// target datatype (keys <op>_<dt>_<what>).
+var (
+	RMAOps       = []string{"acc", "put", "get"}
+	RMADatatypes = []string{"contig", "strided"}
+	rmaOpName    = map[string]string{"acc": "MPI_Accumulate(SUM, doubles)", "put": "MPI_Put", "get": "MPI_Get"}
+	rmaDtName    = map[string]string{"contig": "contiguous", "strided": "strided (MPI_Type_vector, rows of 256 B, stride 2 rows)"}
+)
+
+// RMAKey is rma's metric key of what (epoch_us, flush_us, ...) for an
+// operation on a target datatype: acc_contig_epoch_us.
+func RMAKey(op, dt, what string) string { return op + "_" + dt + "_" + what }
+
+// rmaMetrics are rma's metrics: per cell the epoch, its parts and the
+// target's stretch; then the means over the cells.
+func rmaMetrics() []Metric {
+	var out []Metric
+	for _, op := range RMAOps {
+		for _, dt := range RMADatatypes {
+			cell := rmaOpName[op] + ", " + rmaDtName[dt] + " target type"
+			out = append(out,
+				Metric{Key: RMAKey(op, dt, "epoch_us"), Title: "epoch: MPI_Win_lock(SHARED) + " + cell + " + MPI_Win_flush + MPI_Win_unlock, mean", Unit: "us"},
+				Metric{Key: RMAKey(op, dt, "flush_us"), Title: "time in MPI_Win_flush after " + cell + ", mean", Unit: "us"})
+		}
+	}
+	for _, op := range RMAOps {
+		for _, dt := range RMADatatypes {
+			for _, p := range []string{"lock", "op", "unlock"} {
+				out = append(out, Metric{Key: RMAKey(op, dt, p+"_us"), Title: p + " time of " + op + " " + dt, Unit: "us"})
+			}
+			out = append(out, Metric{Key: RMAKey(op, dt, "stretch_pct"), Title: "target's compute stretch during " + op + " " + dt, Unit: "%", NoRatio: true})
+		}
+	}
+	return append(out,
+		Metric{Key: "stretch_pct", Title: "target's compute stretch: how much longer its fixed compute took than asked, 100 (measured / asked - 1), mean over the cells", Unit: "%", NoRatio: true},
+		Metric{Key: "comp_us", Title: "target's compute per epoch, measured (wall)", Unit: "us", NoRatio: true},
+		Metric{Key: "touch_us", Title: "touching per iteration (origin: write its buffer / read it after a get; target: read the window), mean of the two", Unit: "us"})
+}
+
+// tableKeys are the metrics a benchmark's tables show when not all of
+// Metrics (every metric is in the CSV and JSON files).
+var tableKeys = map[Bench][]string{
+	RMA: {RMAKey("acc", "contig", "epoch_us"), RMAKey("acc", "contig", "flush_us"), RMAKey("acc", "strided", "epoch_us"),
+		RMAKey("put", "contig", "epoch_us"), RMAKey("put", "strided", "epoch_us"),
+		RMAKey("get", "contig", "epoch_us"), RMAKey("get", "strided", "epoch_us"), "stretch_pct"},
 }
 
 // IterMetric is the time per iteration of benchmark b as an application
@@ -89,6 +145,10 @@ func IterMetric(b Bench) string {
 		return "round_us"
 	case Probe:
 		return "rtt_us"
+	case RMA:
+		return RMAKey("acc", "contig", "epoch_us")
+	case RMAGA:
+		return "epoch_us"
 	}
 	return "iter_us"
 }
@@ -100,6 +160,8 @@ func iterName(b Bench) string {
 		return "round"
 	case Probe:
 		return "request"
+	case RMA, RMAGA:
+		return "epoch"
 	}
 	return "iteration"
 }
@@ -112,10 +174,16 @@ var breakdown = map[Bench][]string{
 	Halo:    {"post_us", "comp_in_us", "wait_us", "touch_us"},
 	Phases:  {"small_us", "large_us", "sync_us", "touch_us"},
 	Probe:   {"post_us", "wait_us", "touch_us"},
+	RMA:     {RMAKey("acc", "contig", "lock_us"), RMAKey("acc", "contig", "op_us"), RMAKey("acc", "contig", "flush_us"), RMAKey("acc", "contig", "unlock_us")},
 }
 
 var partName = map[string]string{"post_us": "post", "comp_in_us": "compute", "wait_us": "wait", "touch_us": "touch",
-	"small_us": "(a) small", "large_us": "(b) large", "sync_us": "set_info + barrier"}
+	"small_us": "(a) small", "large_us": "(b) large", "sync_us": "set_info + barrier",
+	"acc_contig_lock_us": "lock", "acc_contig_op_us": "accumulate", "acc_contig_flush_us": "flush", "acc_contig_unlock_us": "unlock"}
+
+// breakdownTitle names what a benchmark's breakdown is of ("" : an
+// iteration).
+var breakdownTitle = map[Bench]string{RMA: "contiguous accumulate epoch"}
 
 // diagKeys are the per-user diagnostics every program reports, shown
 // together in one table per benchmark.
@@ -152,6 +220,18 @@ func WriteHeader(w io.Writer, r *Runner) {
 			Sleep: "nanosleep with 1 ns timer slack: leaves the core to the ghosts/progress threads",
 			Busy:  "busy-spin on the clock: the user keeps its core, as a CPU-bound application does",
 		}[cp])
+	}
+	if slices.ContainsFunc(c.Benches, Bench.IsRMA) {
+		fmt.Fprintf(w, "# compute:  idle [rma, rma-ga]: the target does not compute, it waits inside MPI (MPI_Barrier): the reference; rma's busy compute spins until the target has used its CPU time (CLOCK_THREAD_CPUTIME_ID), a fixed amount of work that others on its core stretch\n")
+		var ps []string
+		for _, p := range c.Placements {
+			if p == PlaceAuto {
+				ps = append(ps, "auto (CasperII's CSP_BIND: each virtual node on its share of the CPUs, a ghost on its users' core)")
+			} else {
+				ps = append(ps, string(p)+" (the ghosts on CPUs of their own, the users on the others: mpiexec -bind-to user:...)")
+			}
+		}
+		fmt.Fprintf(w, "# placement: %s [rma]\n", strings.Join(ps, "; "))
 	}
 	for _, t := range c.Touches {
 		if t {
@@ -218,6 +298,9 @@ func WriteBench(w io.Writer, br *BenchResult) {
 		if br.Secondary() && !slices.Contains(plotPanels[br.Bench], m.Key) {
 			continue
 		}
+		if ks, ok := tableKeys[br.Bench]; ok && !slices.Contains(ks, m.Key) {
+			continue
+		}
 		WriteTable(w, br, m)
 	}
 	WriteBreakdown(w, br)
@@ -237,7 +320,11 @@ func WriteBreakdown(w io.Writer, br *BenchResult) {
 	for _, k := range keys {
 		names = append(names, partName[k])
 	}
-	fmt.Fprintf(w, "\n# %s: %s per %s [us] (medians)\n", br.Label(), strings.Join(names, " / "), iterName(br.Bench))
+	of := iterName(br.Bench)
+	if t := breakdownTitle[br.Bench]; t != "" {
+		of = t
+	}
+	fmt.Fprintf(w, "\n# %s: %s per %s [us] (medians)\n", br.Label(), strings.Join(names, " / "), of)
 	rows := [][]string{append([]string{"size"}, br.Modes...)}
 	for _, sz := range br.Sizes {
 		row := []string{FormatSize(sz)}
@@ -315,6 +402,11 @@ func WriteChecks(w io.Writer, br *BenchResult) {
 		if m, _ := LookupMode(mode); m.Ghosts() {
 			if len(stats) == 0 {
 				line += "; no casperii-stats lines (CSP_STATS=1 was set)"
+			} else if br.Bench.IsRMA() {
+				t := SumStats(stats)
+				line += fmt.Sprintf("; CSP_STATS rep 1, all users: rma_windows=%d rma_redirected=%d rma_lock_retries=%d isend_offloaded=%d",
+					t["rma_windows"], t["rma_redirected"], t["rma_lock_retries"], t["isend_offloaded"])
+				line += rmaCheck(m, t)
 			} else {
 				t := SumStats(stats)
 				line += fmt.Sprintf("; CSP_STATS rep 1, all users: isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d",
@@ -329,6 +421,24 @@ func WriteChecks(w io.Writer, br *BenchResult) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// rmaCheck flags RMA counters that contradict what mode m asks for:
+// windows or operations redirected under CSP_ASYNC_MODE=pt2pt, none
+// otherwise.
+func rmaCheck(m Mode, t CSPStats) string {
+	pt2ptOnly := m.AsyncMode != "" && !strings.Contains(m.AsyncMode, "rma")
+	switch {
+	case pt2ptOnly && (t["rma_redirected"] > 0 || t["rma_windows"] > 0):
+		return "  <- REDIRECTED although CSP_ASYNC_MODE=" + m.AsyncMode
+	case pt2ptOnly:
+		return "  (windows MPICH's, as the mode asks)"
+	case t["rma_windows"] == 0:
+		return "  <- NO WINDOW REDIRECTED"
+	case t["rma_redirected"] == 0:
+		return "  <- NOT REDIRECTED"
+	}
+	return ""
 }
 
 // offloadCheck flags counters that contradict what mode m asks for:
@@ -464,7 +574,7 @@ func touchPairs(results []*BenchResult) []touchPair {
 			continue
 		}
 		for _, u := range results {
-			if !u.Touch && u.Bench == t.Bench && u.Transport == t.Transport && u.Compute == t.Compute {
+			if !u.Touch && u.Bench == t.Bench && u.Transport == t.Transport && u.Compute == t.Compute && u.Place == t.Place {
 				out = append(out, touchPair{t, u})
 				break
 			}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/casperii/casperii/internal/mpich"
 	"github.com/casperii/casperii/internal/proc"
 )
@@ -56,10 +58,22 @@ type Config struct {
 	// polls, the clients' compute between requests.
 	ProbeSliceUs float64
 	ProbeThinkUs float64
-	Check        bool // verify received data once per size
-	SetInfo      bool // halo: MPI_Comm_set_info on the Cartesian communicator too
-	Quick        bool
-	Genv         []string // extra KEY=VALUE for every job (-genv), e.g. CSP_VERBOSE=1
+	// The rma benchmarks (rma.c): the target's compute per epoch (rma,
+	// default 20 ms), user 0's compute slice (rma-ga), the minimum
+	// epochs per size, operation and datatype of rma (every one lasts
+	// the target's compute: default 4).
+	RMAComputeUs float64
+	GASliceUs    float64
+	RMAMinIters  int
+	// Placements: each a series of rma (default PlaceAuto only; the
+	// command runs both with rma). CPUs are the CPUs PlaceGhostCores
+	// splits (nil: this process's affinity).
+	Placements []Placement
+	CPUs       []int
+	Check      bool // verify received data once per size
+	SetInfo    bool // halo: MPI_Comm_set_info on the Cartesian communicator too
+	Quick      bool
+	Genv       []string // extra KEY=VALUE for every job (-genv), e.g. CSP_VERBOSE=1
 	// QuietWait, if positive, holds each job (at most this long) until the
 	// rest of the host has used less than QuietCores cores over a second.
 	QuietWait  time.Duration
@@ -133,6 +147,18 @@ func (c *Config) Defaults() {
 	if c.ProbeThinkUs <= 0 {
 		c.ProbeThinkUs = 50
 	}
+	if c.RMAComputeUs <= 0 {
+		c.RMAComputeUs = 20000
+	}
+	if c.GASliceUs <= 0 {
+		c.GASliceUs = 100
+	}
+	if c.RMAMinIters <= 0 {
+		c.RMAMinIters = 4
+	}
+	if len(c.Placements) == 0 {
+		c.Placements = []Placement{PlaceAuto}
+	}
 	if c.Lib == "" {
 		c.Lib = "auto"
 	}
@@ -149,16 +175,31 @@ func (c *Config) LayoutFor(b Bench) Layout {
 	if c.Layout != nil {
 		return *c.Layout
 	}
-	if b == Halo {
+	switch b {
+	case Halo:
 		return DefaultHaloLayout
+	case RMAGA:
+		return DefaultGALayout
 	}
 	return DefaultLayout
 }
 
 // SeriesFor returns the series of benchmark b, in the order a repetition
-// runs them.
+// runs them: those of SeriesOf in each placement (rma; every other
+// benchmark runs in PlaceAuto only).
 func (c *Config) SeriesFor(b Bench) []Series {
-	return SeriesOf(b, c.Transports, c.Touches, c.Computes)
+	base := SeriesOf(b, c.Transports, c.Touches, c.Computes)
+	if b != RMA {
+		return base
+	}
+	var out []Series
+	for _, p := range c.Placements {
+		for _, s := range base {
+			s.Place = p
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // SizesFor returns the message sizes of benchmark b's primary series.
@@ -174,10 +215,13 @@ func (c *Config) SizesFor(b Bench) []int64 {
 
 // SizesForSeries returns the message sizes of series s of benchmark b:
 // SizesFor(b), except for an untouched (secondary) series that runs beside
-// the touched one with the default sizes (`run all`), which gets
-// SecondarySizes(b).
+// the touched one with the default sizes (`run all`), and rma's sleep and
+// ghost-cores series, which get SecondarySizes(b).
 func (c *Config) SizesForSeries(b Bench, s Series) []int64 {
 	if c.Sizes == nil && !c.Quick && s.Secondary() && slices.Contains(c.Touches, true) {
+		return SecondarySizes(b)
+	}
+	if c.Sizes == nil && !c.Quick && b == RMA && (s.Compute == Sleep || s.Place != PlaceAuto) {
 		return SecondarySizes(b)
 	}
 	return c.SizesFor(b)
@@ -356,6 +400,8 @@ func modeMismatch(b Bench, m Mode, l Layout) string {
 		return fmt.Sprintf("%s pairs users: layout %s has an odd number of users", b, l)
 	case b == Probe && l.NUsers() < 2:
 		return fmt.Sprintf("probe needs a server and at least one client: layout %s has 1 user", l)
+	case b.IsRMA() && l.NUsers() < 2:
+		return fmt.Sprintf("%s needs an origin and a target: layout %s has 1 user", b, l)
 	}
 	return ""
 }
@@ -376,6 +422,9 @@ func (r *Runner) jobTimeout(b Bench, nsizes int) time.Duration {
 		return r.Cfg.Timeout
 	}
 	per := time.Duration(4*r.Cfg.BudgetMs)*time.Millisecond + 2*time.Second
+	if b == RMA { // 6 cells, each at least RMAMinIters+1 epochs of the target's compute
+		per += time.Duration(3*6*float64(r.Cfg.RMAMinIters+1)*r.Cfg.RMAComputeUs) * time.Microsecond
+	}
 	return 60*time.Second + time.Duration(nsizes*phases(b))*per
 }
 
@@ -394,8 +443,12 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	if s.Touch {
 		args = append(args, "-t")
 	}
+	minIters := c.MinIters
+	if b == RMA { // every epoch lasts the target's compute: fewer than the others
+		minIters = c.RMAMinIters
+	}
 	args = append(args, "-b", strconv.FormatFloat(c.BudgetMs, 'g', -1, 64),
-		"-m", strconv.Itoa(c.MinIters), "-i", strconv.Itoa(c.MaxIters))
+		"-m", strconv.Itoa(minIters), "-i", strconv.Itoa(c.MaxIters))
 	if h := m.HintFor(b); h != "" {
 		args = append(args, "-H", h)
 	}
@@ -423,9 +476,22 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	case Probe:
 		args = append(args, "-u", strconv.FormatFloat(c.ProbeThinkUs, 'g', -1, 64),
 			"-q", strconv.FormatFloat(c.ProbeSliceUs, 'g', -1, 64))
+	case RMA:
+		args = append(args, "-w", "flush", "-u", strconv.FormatFloat(c.RMAComputeUs, 'g', -1, 64))
+	case RMAGA:
+		args = append(args, "-w", "ga", "-q", strconv.FormatFloat(c.GASliceUs, 'g', -1, 64))
 	}
 	args = append(args, extra...)
-	j := JobSpec{Procs: l.Procs(m), Prog: r.Progs.C[b], Args: args, Timeout: r.jobTimeout(b, len(sizes))}
+	j := JobSpec{Procs: l.Procs(m), Prog: r.Progs.C[b], Args: args, Timeout: r.jobTimeout(b, len(sizes)), FinalizeGrace: DefaultFinalizeGrace}
+	if s.Place == PlaceGhostCores {
+		if cpus := GhostCoresCPUs(l, m, r.cpus()); cpus != nil {
+			var us []string
+			for _, c := range cpus {
+				us = append(us, strconv.Itoa(c))
+			}
+			j.Launcher = []string{"-bind-to", "user:" + strings.Join(us, ",")}
+		}
+	}
 	if m.Thread {
 		j.Env = append(j.Env, "MPIR_CVAR_ASYNC_PROGRESS=1")
 	}
@@ -436,6 +502,9 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	if m.Preload && m.AsyncConfig != "" {
 		j.Env = append(j.Env, "CSP_ASYNC_CONFIG="+m.AsyncConfig)
 	}
+	if m.Preload && m.AsyncMode != "" {
+		j.Env = append(j.Env, "CSP_ASYNC_MODE="+m.AsyncMode)
+	}
 	if m.Preload {
 		j.Env = append(j.Env, "LD_PRELOAD="+r.Lib.Path)
 	}
@@ -445,6 +514,25 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	j.Env = append(j.Env, s.Transport.Env()...)
 	j.Env = append(j.Env, c.Genv...)
 	return j
+}
+
+// cpus are the CPUs PlaceGhostCores splits: Config.CPUs, else this
+// process's affinity.
+func (r *Runner) cpus() []int {
+	if r.Cfg.CPUs != nil {
+		return r.Cfg.CPUs
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var out []int
+	for i := 0; i < len(set)*64; i++ {
+		if set.IsSet(i) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // Run runs every benchmark of the configuration; after each one, report
@@ -494,11 +582,22 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 			if why == "" {
 				why = r.broken[tmKey(s.Transport, m.Name)]
 			}
+			if why == "" && s.Place == PlaceGhostCores && GhostCoresCPUs(l, m, r.cpus()) == nil {
+				why = fmt.Sprintf("placement ghost-cores needs at least 2 CPUs (this process may run on %d)", len(r.cpus()))
+			}
 			if why != "" {
 				br.Skipped[m.Name] = why
 				continue
 			}
 			br.Modes = append(br.Modes, m.Name)
+		}
+		if b == RMA && s.Compute == Sleep {
+			br.Notes = append(br.Notes, "sleep compute is a secondary series: the target leaves its core to the ghost or progress thread, which no CPU-bound application does")
+		}
+		if s.Place == PlaceGhostCores {
+			if cpus := GhostCoresCPUs(l, Mode{Preload: true}, r.cpus()); cpus != nil {
+				br.Notes = append(br.Notes, fmt.Sprintf("placement ghost-cores: world rank -> CPU %s in the ghost modes (the ghosts on CPUs of their own, the users on the others, sharing them if need be); the modes without ghosts bind their users to the users' CPUs (mpiexec -bind-to user:...)", formatInts(cpus)))
+			}
 		}
 		if b == Overlap {
 			switch {
@@ -650,6 +749,9 @@ func (r *Runner) runJob(ctx context.Context, br *BenchResult, m Mode, l Layout, 
 	if err == nil {
 		err = checkInfo(rec.Info, s, b, m)
 	}
+	if err == nil {
+		err = checkPoints(b, pts)
+	}
 	if err != nil {
 		rec.Error = err.Error()
 	} else {
@@ -657,6 +759,9 @@ func (r *Runner) runJob(ctx context.Context, br *BenchResult, m Mode, l Layout, 
 	}
 	if len(res.Leftover) > 0 {
 		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: processes outlived mpiexec and were killed: %s", m.Name, rep, strings.Join(res.Leftover, ", ")))
+	}
+	if res.FinalizeHang && rec.Error == "" {
+		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: hung in MPI_Finalize after its last result line and was killed %s later; its results are kept (MPICH 4.0.2 ch4/ucx: a process in the PMI barrier of MPI_Finalize keeps its peer's disconnect from completing; fixed in later MPICH, pmodels/mpich#6596)", m.Name, rep, DefaultFinalizeGrace))
 	}
 	if len(res.ShmLeft) > 0 {
 		br.Notes = append(br.Notes, fmt.Sprintf("%s rep %d: left /dev/shm entries (removed): %s", m.Name, rep, strings.Join(res.ShmLeft, " ")))
@@ -710,6 +815,29 @@ func checkInfo(info []Fields, s Series, b Bench, m Mode) error {
 	return nil
 }
 
+// checkPoints rejects results a program reported as wrong: rma-ga's
+// ok=0 (an element of the target's window did not hold the sum of what
+// the origins accumulated).
+func checkPoints(b Bench, pts []Point) error {
+	if b != RMAGA {
+		return nil
+	}
+	for _, p := range pts {
+		if ok, has := p.Values["ok"]; !has || ok != 1 {
+			return fmt.Errorf("wrong result at %s: ok=%g (the target's window does not hold the sum of what the origins accumulated)", FormatSize(p.Size), ok)
+		}
+	}
+	return nil
+}
+
+func formatInts(xs []int) string {
+	var s []string
+	for _, x := range xs {
+		s = append(s, strconv.Itoa(x))
+	}
+	return strings.Join(s, ",")
+}
+
 // Estimate returns the number of jobs the configuration runs and how long
 // they should take (see jobEstimate). Call it after Prepare.
 func (r *Runner) Estimate() (int, time.Duration) {
@@ -730,6 +858,12 @@ func (r *Runner) Estimate() (int, time.Duration) {
 				}
 				jobs += c.Reps
 				d += time.Duration(c.Reps) * jobEstimate(b, m, n, c.BudgetMs)
+				if b == RMA && s.Compute != Idle {
+					// every epoch of the 6 cells waits for the compute at
+					// least RMAMinIters+1 times
+					per := float64(6*(c.RMAMinIters+1)) * c.RMAComputeUs / 1e6
+					d += time.Duration(float64(c.Reps) * float64(n) * per * float64(time.Second))
+				}
 			}
 		}
 	}
@@ -754,8 +888,13 @@ func jobEstimate(b Bench, m Mode, nsizes int, budgetMs float64) time.Duration {
 		timed *= 2.5
 	}
 	warm := 0.05
-	if b == Halo || b == Phases {
+	switch b {
+	case Halo, Phases:
 		warm = 0.2
+	case RMA: // six cells share the budget (see rma.c); the compute is added by Estimate
+		timed = 0.9 * budgetMs / 1e3
+	case RMAGA: // a warm-up phase of a quarter budget, 3 timed phases
+		timed = 3.25 * budgetMs / 1e3
 	}
 	secs := startup + float64(nsizes)*(timed+warm)
 	return time.Duration(secs * float64(time.Second))

@@ -24,29 +24,48 @@ const (
 	// Probe is a request/response server that polls MPI_Iprobe(MPI_ANY_SOURCE)
 	// between slices of compute, as PGAS runtimes do (issue 15).
 	Probe Bench = "probe"
+	// RMA is passive-target one-sided communication while the target
+	// computes without calling MPI: an origin's lock, put/get/accumulate,
+	// flush, unlock epochs (issue 16; csrc/rma.c -w flush).
+	RMA Bench = "rma"
+	// RMAGA is the Global-Arrays-like workload of the same program: many
+	// origins lock, accumulate and unlock into user 0 while it computes
+	// (issue 16; csrc/rma.c -w ga).
+	RMAGA Bench = "rma-ga"
 )
 
 // AllBenches is what `run all` runs, in this order: the paper's four
 // benchmarks, whose cells issue 15's run-all targets judge.
 var AllBenches = []Bench{Latency, Overlap, Rate, Halo}
 
-// KnownBenches are every benchmark: `run all` and issue 15's phases and
-// probe, which run on their own (`run phases`, `run probe`,
-// `run all,phases,probe`).
-var KnownBenches = []Bench{Latency, Overlap, Rate, Halo, Phases, Probe}
+// KnownBenches are every benchmark: `run all`, issue 15's phases and
+// probe, and issue 16's rma and rma-ga, which run on their own (`run
+// phases`, `run probe`, `run rma`, `run all,phases,probe`).
+var KnownBenches = []Bench{Latency, Overlap, Rate, Halo, Phases, Probe, RMA, RMAGA}
+
+// RMABenches are what `run rma` runs: the flush epochs and the GA-like
+// workload (`run rma-flush` runs the first alone, `run rma-ga` the
+// second).
+var RMABenches = []Bench{RMA, RMAGA}
 
 // ParseBenches parses "latency", "all" or a comma-separated list ("all"
-// may be one of its items: "all,phases").
+// may be one of its items: "all,phases"); "rma" stands for rma and
+// rma-ga, "rma-flush" for rma alone.
 func ParseBenches(s string) ([]Bench, error) {
 	var out []Bench
 	seen := map[Bench]bool{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		bs := []Bench{Bench(f)}
-		if f == "all" {
+		switch {
+		case f == "all":
 			bs = AllBenches
-		} else if !slices.Contains(KnownBenches, Bench(f)) {
-			return nil, fmt.Errorf("unknown benchmark %q (want latency, overlap, rate, halo, phases, probe or all)", f)
+		case f == "rma":
+			bs = RMABenches
+		case f == "rma-flush":
+			bs = []Bench{RMA}
+		case !slices.Contains(KnownBenches, Bench(f)):
+			return nil, fmt.Errorf("unknown benchmark %q (want latency, overlap, rate, halo, phases, probe, rma, rma-flush, rma-ga or all)", f)
 		}
 		for _, b := range bs {
 			if !seen[b] {
@@ -75,6 +94,11 @@ type Mode struct {
 	// (MPI_Comm_set_info, then MPI_Barrier on the communicator); the
 	// phases benchmark only.
 	PhaseHint bool `json:",omitempty"`
+	// AsyncMode is CSP_ASYNC_MODE of the preload modes ("": not set):
+	// rma|pt2pt (the library's default: MPI_Win_allocate windows go
+	// through the ghosts) or pt2pt (windows stay MPICH's). Stated even
+	// where it is the default, as AsyncConfig.
+	AsyncMode string `json:",omitempty"`
 }
 
 // Ghosts reports whether the mode runs ghost processes.
@@ -114,6 +138,13 @@ func (m Mode) Describe() string {
 	if m.AsyncConfig != "" {
 		parts = append(parts, "CSP_ASYNC_CONFIG="+m.AsyncConfig)
 	}
+	switch m.AsyncMode {
+	case "":
+	case "pt2pt":
+		parts = append(parts, "CSP_ASYNC_MODE=pt2pt (windows stay MPICH's: the library present, RMA not redirected)")
+	default:
+		parts = append(parts, "CSP_ASYNC_MODE="+m.AsyncMode+" (MPI_Win_allocate windows redirected to the ghosts)")
+	}
 	if m.Hint != "" {
 		h := "wildcard_used=" + m.Hint
 		if p := m.HintFor(Probe); p != m.Hint && !m.PhaseHint {
@@ -141,6 +172,8 @@ var knownModes = []Mode{
 	{Name: "cspii-off", Preload: true, Hint: "none", AsyncConfig: "off"},
 	{Name: "cspii-auto", Preload: true, Hint: "none", AsyncConfig: "auto"},
 	{Name: "cspii-hint", Preload: true, Hint: "none", AsyncConfig: "on", PhaseHint: true},
+	{Name: "cspii", Preload: true, AsyncMode: "rma|pt2pt"},
+	{Name: "cspii-pt2pt", Preload: true, AsyncMode: "pt2pt"},
 	{Name: "go-tag", GoAPI: true, Hint: "none"},
 	{Name: "go-dup", GoAPI: true, Hint: "any_tag_same_tag"},
 }
@@ -158,6 +191,12 @@ var PhasesModes = []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto", "cspii
 // ProbeModes are the default modes of the probe benchmark.
 var ProbeModes = []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto"}
 
+// RMAModes are the default modes of rma and rma-ga: plain MPICH, its
+// progress thread, CasperII with its default CSP_ASYNC_MODE (windows
+// redirected) and with CSP_ASYNC_MODE=pt2pt (the library present, windows
+// MPICH's).
+var RMAModes = []string{"mpi", "thread", "cspii", "cspii-pt2pt"}
+
 // DefaultModesFor is the default of --modes for a run of benches: the
 // union of each benchmark's default modes, in the order of knownModes.
 func DefaultModesFor(benches []Bench) []string {
@@ -169,6 +208,8 @@ func DefaultModesFor(benches []Bench) []string {
 			ms = PhasesModes
 		case Probe:
 			ms = ProbeModes
+		case RMA, RMAGA:
+			ms = RMAModes
 		}
 		for _, m := range ms {
 			want[m] = true
@@ -252,10 +293,12 @@ func (l Layout) NodeSize() int { return l.Users + l.Ghosts }
 // (the first Ghosts ranks of every virtual node).
 func (l Layout) IsGhostRank(r int) bool { return r%l.NodeSize() < l.Ghosts }
 
-// Default layouts: 2 nodes x (1 user + 1 ghost); halo 2 nodes x (2 users + 1 ghost).
+// Default layouts: 2 nodes x (1 user + 1 ghost); halo and rma-ga 2 nodes
+// x (2 users + 1 ghost) (rma-ga: 3 origins accumulate into user 0).
 var (
 	DefaultLayout     = Layout{Nodes: 2, Users: 1, Ghosts: 1}
 	DefaultHaloLayout = Layout{Nodes: 2, Users: 2, Ghosts: 1}
+	DefaultGALayout   = Layout{Nodes: 2, Users: 2, Ghosts: 1}
 )
 
 // ParseLayout parses "nodes=2,users=1,ghosts=1"; missing keys keep def's value.
@@ -413,6 +456,10 @@ func DefaultSizes(b Bench) []int64 {
 		return []int64{64 * K, 256 * K, 1 * M}
 	case Probe:
 		return []int64{8, 64, 512, 4 * K}
+	case RMA:
+		return []int64{8, 64, 512, 4 * K, 8 * K, 64 * K, 256 * K, 1 * M}
+	case RMAGA:
+		return []int64{8 * K}
 	}
 	return []int64{0, 8, 64, 512, 4 * K, 16 * K, 64 * K, 256 * K, 1 * M, 4 * M}
 }
@@ -421,9 +468,15 @@ func DefaultSizes(b Bench) []int64 {
 // that runs beside the touched one (`run all`): the sizes of issue 14's
 // targets and one small size, which the touch-cost target and the
 // comparison need, and no more (it keeps `run all` under half an hour).
+// rma runs them in its sleep and ghost-cores series too (8 KiB is its
+// targets' size).
 func SecondarySizes(b Bench) []int64 {
 	const K, M = 1 << 10, 1 << 20
 	switch b {
+	case RMA:
+		return []int64{8, 8 * K, 1 * M}
+	case RMAGA:
+		return []int64{8 * K}
 	case Halo:
 		return []int64{1 * K, 64 * K, 256 * K, 1 * M, 4 * M}
 	case Phases:
@@ -438,6 +491,10 @@ func SecondarySizes(b Bench) []int64 {
 func QuickSizes(b Bench) []int64 {
 	const K, M = 1 << 10, 1 << 20
 	switch b {
+	case RMA:
+		return []int64{8, 8 * K, 1 * M}
+	case RMAGA:
+		return []int64{8 * K}
 	case Halo:
 		return []int64{1 * K, 64 * K, 1 * M}
 	case Phases:
@@ -458,15 +515,18 @@ const (
 	// NoCompute labels the series of latency and rate, which post and wait
 	// without computing in between.
 	NoCompute Compute = "none"
+	// Idle is rma's reference: the target does not compute, it waits
+	// inside MPI (MPI_Barrier) while the origin's epoch runs.
+	Idle Compute = "idle"
 )
 
-// ParseCompute parses busy or sleep.
+// ParseCompute parses busy, sleep or idle (rma only).
 func ParseCompute(s string) (Compute, error) {
 	switch Compute(s) {
-	case Busy, Sleep:
+	case Busy, Sleep, Idle:
 		return Compute(s), nil
 	}
-	return "", fmt.Errorf("unknown compute %q (want busy, sleep or both)", s)
+	return "", fmt.Errorf("unknown compute %q (want busy, sleep, idle or both)", s)
 }
 
 // ParseComputes parses --compute: busy, sleep, both (busy and sleep) or a
@@ -498,9 +558,39 @@ func ParseComputes(s string) ([]Compute, error) {
 }
 
 // Computes reports whether benchmark b computes (overlap, halo and phases
-// between post and wait, probe between requests and polls); latency and
-// rate do not, so --compute does not apply.
-func (b Bench) Computes() bool { return b == Overlap || b == Halo || b == Phases || b == Probe }
+// between post and wait, probe between requests and polls, rma's target
+// during the origin's epochs); latency and rate do not, so --compute does
+// not apply.
+func (b Bench) Computes() bool {
+	return b == Overlap || b == Halo || b == Phases || b == Probe || b.IsRMA()
+}
+
+// IsRMA reports whether b is one of issue 16's one-sided benchmarks.
+func (b Bench) IsRMA() bool { return b == RMA || b == RMAGA }
+
+// Program is the name of b's C program (csrc/<name>.c, osub-<name>):
+// rma-ga is the rma program's -w ga.
+func (b Bench) Program() string {
+	if b == RMAGA {
+		return string(RMA)
+	}
+	return string(b)
+}
+
+// computesOf are the compute kinds of b's series: rma's always include
+// the idle reference (last), the other benchmarks' never idle.
+func computesOf(b Bench, computes []Compute) []Compute {
+	var out []Compute
+	for _, c := range computes {
+		if c != Idle || b.IsRMA() {
+			out = append(out, c)
+		}
+	}
+	if b.IsRMA() && !slices.Contains(out, Idle) {
+		out = append(out, Idle)
+	}
+	return out
+}
 
 // ParseTouch parses --touch: on, off, both (on, then off) or a
 // comma-separated list. Touched series come first: they are the primary
@@ -594,6 +684,9 @@ type Series struct {
 	Transport Transport `json:"transport"`
 	Compute   Compute   `json:"compute"`
 	Touch     bool      `json:"touch"`
+	// Place is where the processes run: "" (PlaceAuto: the launcher's
+	// and CasperII's own placement, CSP_BIND) or PlaceGhostCores (rma).
+	Place Placement `json:"place,omitempty"`
 }
 
 // Secondary reports whether the series is a secondary one: untouched
@@ -608,10 +701,14 @@ func (s Series) TouchLabel() string {
 	return "untouched"
 }
 
-// ComputeLabel is "busy compute", "sleep compute" or "no compute".
+// ComputeLabel is "busy compute", "sleep compute", "no compute" or
+// "idle target (in MPI)".
 func (s Series) ComputeLabel() string {
-	if s.Compute == NoCompute || s.Compute == "" {
+	switch s.Compute {
+	case NoCompute, "":
 		return "no compute"
+	case Idle:
+		return "idle target (in MPI)"
 	}
 	return string(s.Compute) + " compute"
 }
@@ -623,16 +720,108 @@ func (s Series) Label() string {
 	if s.Secondary() {
 		t += " (secondary)"
 	}
-	return s.ComputeLabel() + ", " + t + ", " + string(s.Transport)
+	l := s.ComputeLabel() + ", " + t + ", " + string(s.Transport)
+	if s.Place != PlaceAuto {
+		l += ", " + string(s.Place)
+	}
+	return l
 }
 
-// Slug names the series in file names: busy-touched-shm.
+// Slug names the series in file names: busy-touched-shm,
+// busy-touched-shm-ghost-cores.
 func (s Series) Slug() string {
 	c := string(s.Compute)
 	if c == "" {
 		c = string(NoCompute)
 	}
-	return c + "-" + s.TouchLabel() + "-" + string(s.Transport)
+	sl := c + "-" + s.TouchLabel() + "-" + string(s.Transport)
+	if s.Place != PlaceAuto {
+		sl += "-" + string(s.Place)
+	}
+	return sl
+}
+
+// Placement is where a job's processes run.
+type Placement string
+
+// Placements.
+const (
+	// PlaceAuto leaves placement to the launcher and, in the CasperII
+	// modes, to the library (CSP_BIND: on an oversubscribed host each
+	// virtual node on its share of the CPUs, a ghost sharing its users'
+	// core).
+	PlaceAuto Placement = ""
+	// PlaceGhostCores gives the ghosts CPUs of their own and the users the
+	// others (mpiexec -bind-to user:...; GhostCoresCPUs), even if the users
+	// then share a core; the modes without ghosts bind their users as the
+	// ghost modes do. rma only: issue 16's second target.
+	PlaceGhostCores Placement = "ghost-cores"
+)
+
+// ParsePlacements parses --placement: auto, ghost-cores, both or a list.
+func ParsePlacements(s string) ([]Placement, error) {
+	var out []Placement
+	for _, f := range strings.Split(s, ",") {
+		var ps []Placement
+		switch strings.TrimSpace(f) {
+		case "":
+		case "auto":
+			ps = []Placement{PlaceAuto}
+		case string(PlaceGhostCores):
+			ps = []Placement{PlaceGhostCores}
+		case "both":
+			ps = []Placement{PlaceAuto, PlaceGhostCores}
+		default:
+			return nil, fmt.Errorf("unknown placement %q (want auto, ghost-cores or both)", f)
+		}
+		for _, p := range ps {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no placement in %q (want auto, ghost-cores or both)", s)
+	}
+	return out, nil
+}
+
+// DefaultPlacement is --placement's default for a run of benches: both
+// when rma runs (its second target needs the ghosts on cores of their
+// own), else auto.
+func DefaultPlacement(benches []Bench) string {
+	if slices.Contains(benches, RMA) {
+		return "both"
+	}
+	return "auto"
+}
+
+// GhostCoresCPUs is the CPU of each world rank of a job of mode m in
+// layout l under PlaceGhostCores, on the CPUs cpus: the ghosts take
+// min(ghosts, len(cpus)-1) CPUs from the end (several ghosts per CPU
+// when there are fewer), the users the others, round robin; a mode
+// without ghosts binds its users to the same CPUs as the ghost modes do.
+// On 2 CPUs with 2 nodes x (1 user + 1 ghost): the ghosts on CPU 1, the
+// users on CPU 0. nil if there are fewer than 2 CPUs.
+func GhostCoresCPUs(l Layout, m Mode, cpus []int) []int {
+	if len(cpus) < 2 {
+		return nil
+	}
+	ng := l.Nodes * l.Ghosts
+	kg := min(ng, len(cpus)-1)
+	gcpus, ucpus := cpus[len(cpus)-kg:], cpus[:len(cpus)-kg]
+	var out []int
+	gi, ui := 0, 0
+	for r := 0; r < l.Procs(m); r++ {
+		if m.Ghosts() && l.IsGhostRank(r) {
+			out = append(out, gcpus[gi%len(gcpus)])
+			gi++
+		} else {
+			out = append(out, ucpus[ui%len(ucpus)])
+			ui++
+		}
+	}
+	return out
 }
 
 // SeriesOf lists the series of benchmark b for the given transports,
@@ -640,7 +829,7 @@ func (s Series) Slug() string {
 // transport, then touch (touched first), then compute. Benchmarks that do
 // not compute get one series per transport and touch setting.
 func SeriesOf(b Bench, transports []Transport, touches []bool, computes []Compute) []Series {
-	cs := computes
+	cs := computesOf(b, computes)
 	if !b.Computes() {
 		cs = []Compute{NoCompute}
 	}

@@ -49,7 +49,8 @@ func TouchCostLimit(mpiCost float64) float64 {
 // EvaluateTargets checks the targets against the results, for every
 // transport run and every CasperII mode present: issues 14 and 5/6 for
 // static offload (cspii-tag, cspii-dup, go-tag, go-dup; the go-* modes run
-// latency only), issue 15 for cspii-auto, cspii-hint and cspii-off.
+// latency only), issue 15 for cspii-auto, cspii-hint and cspii-off, issue
+// 16 (rma) for cspii.
 func EvaluateTargets(results []*BenchResult) []Target {
 	var transports []Transport
 	for _, br := range results {
@@ -59,7 +60,7 @@ func EvaluateTargets(results []*BenchResult) []Target {
 	}
 	var out []Target
 	for _, tr := range transports {
-		for _, mode := range []string{"cspii-tag", "cspii-dup", "go-tag", "go-dup", "cspii-auto", "cspii-hint", "cspii-off"} {
+		for _, mode := range []string{"cspii-tag", "cspii-dup", "go-tag", "go-dup", "cspii-auto", "cspii-hint", "cspii-off", "cspii"} {
 			present := false
 			for _, br := range results {
 				present = present || (br.Transport == tr && (contains(br.Modes, mode) || br.Skipped[mode] != ""))
@@ -68,6 +69,8 @@ func EvaluateTargets(results []*BenchResult) []Target {
 				continue
 			}
 			switch mode {
+			case "cspii":
+				out = append(out, rmaTargets(results, tr, mode)...)
 			case "cspii-auto", "cspii-hint", "cspii-off":
 				out = append(out, issue15Targets(results, tr, mode)...)
 			default:
@@ -364,6 +367,60 @@ func judge(results []*BenchResult, tr Transport, issue, mode string, b Bench, s 
 	return tg
 }
 
+// issue15Benches are the benchmarks issue 15's cspii-off target covers:
+// every benchmark there was then (issue 16's rma came later and has its
+// own targets).
+var issue15Benches = []Bench{Latency, Overlap, Rate, Halo, Phases, Probe}
+
+// Issue 16's limits on rma's contiguous 8 KiB accumulate epoch (lock +
+// MPI_Accumulate + flush + unlock) while the target computes 20 ms
+// (busy, touched): at most RMAMaxRatio x plain MPICH's where the ghost
+// shares the target's core (the default placement), at most
+// RMAIdleMaxRatio x plain MPICH's with an idle target where the ghosts
+// have CPUs of their own (placement ghost-cores).
+const (
+	RMATargetSize   = 8 << 10
+	RMAMaxRatio     = 0.10
+	RMAIdleMaxRatio = 1.5
+)
+
+// rmaTargets are issue 16's targets of mode (cspii) in transport tr.
+func rmaTargets(results []*BenchResult, tr Transport, mode string) []Target {
+	key := RMAKey("acc", "contig", "epoch_us")
+	busy := Series{Transport: tr, Compute: Busy, Touch: true}
+	gc := busy
+	gc.Place = PlaceGhostCores
+	idle := Series{Transport: tr, Compute: Idle, Touch: true}
+	sz := FormatSize(RMATargetSize)
+	a := judge(results, tr, "16", mode, RMA, busy, fmt.Sprintf("8K accumulate epoch (%s), target computing %s, <= %.2fx mpi's", key, "busy", RMAMaxRatio),
+		DefaultLayout, true, func(t targetCtx) (string, string) {
+			return atSize(t, key, RMATargetSize, func(r float64) bool { return r <= RMAMaxRatio })
+		})
+	b := judge(results, tr, "16", mode, RMA, gc, fmt.Sprintf("8K accumulate epoch, target computing busy, ghosts on CPUs of their own, <= %.1fx mpi's with an idle target (%s)", RMAIdleMaxRatio, idle.Label()),
+		DefaultLayout, false, func(t targetCtx) (string, string) {
+			ref := findSeries(results, RMA, idle)
+			switch {
+			case !hasSize(t.br.Sizes, RMATargetSize):
+				return statusNoValue, sz + " not in the sizes"
+			case ref == nil:
+				return statusNoValue, "the idle series (" + idle.Label() + ") was not run"
+			case ref.Succeeded("mpi") == 0:
+				return statusNoValue, "no mpi result with an idle target"
+			}
+			v, base := t.med(t.mode, key, RMATargetSize), ref.Summary("mpi", key, RMATargetSize).Median
+			r := Ratio(v, base)
+			if math.IsNaN(r) {
+				return statusNoValue, "no value at " + sz
+			}
+			msr := fmt.Sprintf("%.2fx (%s vs mpi idle %s us", r, fmtNum(v), fmtNum(base))
+			if m := t.med("mpi", key, RMATargetSize); !math.IsNaN(m) {
+				msr += fmt.Sprintf("; mpi in this series %s us", fmtNum(m))
+			}
+			return verdict(r <= RMAIdleMaxRatio, 1), msr + ")"
+		})
+	return []Target{a, b}
+}
+
 // Issue 15's limits: against plain MPICH in the same series, at every
 // size.
 const (
@@ -432,7 +489,7 @@ func issue15Targets(results []*BenchResult, tr Transport, mode string) []Target 
 	case "cspii-hint":
 		phases()
 	case "cspii-off":
-		for _, b := range KnownBenches {
+		for _, b := range issue15Benches {
 			for _, s := range primariesOf(results, b, tr) {
 				atMost(b, s, OffMaxRatio)
 				if b == Probe {
@@ -538,6 +595,9 @@ func primarySeries(results []*BenchResult, b Bench, tr Transport) Series {
 // grouped by transport).
 func seriesShort(s Series) string {
 	t := s.TouchLabel()
+	if s.Place != PlaceAuto {
+		t += ", " + string(s.Place)
+	}
 	if s.Compute == NoCompute || s.Compute == "" {
 		return t
 	}

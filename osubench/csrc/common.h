@@ -1,6 +1,6 @@
 /*
  * common.h: the shared part of the osubench C programs (latency, overlap,
- * rate, halo, phases, probe). Each program is an ordinary MPI program: run plainly it
+ * rate, halo, phases, probe, rma). Each program is an ordinary MPI program: run plainly it
  * measures MPICH; run with LD_PRELOAD=libcasperii.so it measures CasperII
  * through the real interposer. The Go driver (package osubench) compiles
  * these files with mpicc and parses the lines rank 0 prints:
@@ -14,7 +14,8 @@
  *                  ("none", "any_tag_same_tag", "any_src", ...; "-" or absent: no hint)
  *   -T             request MPI_THREAD_MULTIPLE (thread mode)
  *   -c busy|sleep  compute emulation (busy-spin, or nanosleep); latency and rate
- *                  do not compute (their info line says compute=none)
+ *                  do not compute (their info line says compute=none); rma also
+ *                  takes idle (the target waits inside MPI instead)
  *   -t             touch the buffers as an application does: write every byte
  *                  of the send buffer(s) before each post (a value that changes
  *                  every time) and read every byte of the receive buffer(s)
@@ -25,14 +26,19 @@
  *   -m n           minimum iterations per size and phase
  *   -x us,us,...   overlap: compute per size (default: the job's own latency)
  *   -u us          halo, phases: compute between post and wait (default 300);
- *                  probe: the clients' compute between requests
+ *                  probe: the clients' compute between requests; rma: the
+ *                  target's compute per epoch (the driver passes 20000)
  *   -W n           rate, phases: window size (default 64)
  *   -P n           phases: ping-pongs per small size per small-message phase (default 25)
  *   -R n           phases: message-rate windows per small size per phase (default 2)
  *   -I n           phases: large exchanges per overlapped phase (default 4)
  *   -A             phases: set async_config per phase (MPI_Comm_set_info: off before
  *                  the small-message phase, on before the overlapped one)
- *   -q us          probe: the server's compute slice between polls (default 20)
+ *   -q us          probe: the server's compute slice between polls (default 20);
+ *                  rma -w ga: the target's compute slice
+ *   -w flush|ga    rma: the workload (flush: origin/target epochs; ga: many
+ *                  origins accumulate into user 0); its info and result lines
+ *                  say bench=rma-ga for ga
  *   -S             halo: also MPI_Comm_set_info the hint on the Cartesian communicator
  *   -C             check received data
  *
@@ -67,6 +73,8 @@ typedef struct {
     const char *hint;     /* wildcard_used value or NULL */
     int thread_multiple;
     int busy;             /* compute: 1 busy-spin, 0 nanosleep */
+    int idle;             /* rma: -c idle, no compute (busy = 0) */
+    const char *workload; /* rma: -w flush|ga */
     int touch;            /* write send buffers before posting, read receive buffers after waiting */
     double budget_s;      /* per size and phase */
     long max_iters, min_iters;
@@ -212,7 +220,8 @@ static void osub_help(const char *prog)
 {
     fprintf(stderr,
             "usage: %s [-s sizes] [-H hint] [-T] [-c busy|sleep] [-t] [-b ms] [-i max] [-m min]"
-            " [-x us,...] [-u us] [-W window] [-S] [-C] [-P n] [-R n] [-I n] [-A] [-q us]\n",
+            " [-x us,...] [-u us] [-W window] [-S] [-C] [-P n] [-R n] [-I n] [-A] [-q us]"
+            " [-w flush|ga]\n",
             prog);
     exit(2);
 }
@@ -233,7 +242,8 @@ static void osub_parse(int argc, char **argv)
     O.windows = 2;
     O.exchanges = 4;
     O.slice_us = 20;
-    while ((c = getopt(argc, argv, "s:H:Tc:tb:i:m:x:u:W:CSP:R:I:Aq:")) != -1) {
+    O.workload = "flush";
+    while ((c = getopt(argc, argv, "s:H:Tc:tb:i:m:x:u:W:CSP:R:I:Aq:w:")) != -1) {
         switch (c) {
         case 's': {
             char *dup = strdup(optarg), *save = NULL;
@@ -253,10 +263,13 @@ static void osub_parse(int argc, char **argv)
             O.thread_multiple = 1;
             break;
         case 'c':
+            O.idle = 0;
             if (strcmp(optarg, "busy") == 0)
                 O.busy = 1;
             else if (strcmp(optarg, "sleep") == 0)
                 O.busy = 0;
+            else if (strcmp(optarg, "idle") == 0)
+                O.busy = 0, O.idle = 1;
             else
                 osub_help(argv[0]);
             break;
@@ -309,6 +322,11 @@ static void osub_parse(int argc, char **argv)
         case 'q':
             O.slice_us = atof(optarg);
             break;
+        case 'w':
+            if (strcmp(optarg, "flush") != 0 && strcmp(optarg, "ga") != 0)
+                osub_help(argv[0]);
+            O.workload = optarg;
+            break;
         default:
             osub_help(argv[0]);
         }
@@ -334,6 +352,9 @@ static void osub_init(int *argc, char ***argv, const char *bench)
 {
     int provided = 0;
     osub_parse(*argc, *argv);
+    /* rma's GA-like workload reports as its own benchmark. */
+    if (strcmp(bench, "rma") == 0 && strcmp(O.workload, "ga") == 0)
+        bench = "rma-ga";
     if (!O.busy)
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* nanosleep as exact as the kernel allows */
     MPI_Init_thread(argc, argv, O.thread_multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
@@ -370,15 +391,25 @@ static void osub_init(int *argc, char ***argv, const char *bench)
         printf("osub-info bench=%s users=%d thread=%d hint=%s hint_used=%s compute=%s touch=%s "
                "budget_ms=%g host=%s\n",
                bench, osub_nusers, provided, O.hint ? O.hint : "-", got,
-               !computes ? "none" : O.busy ? "busy" : "sleep", O.touch ? "on" : "off",
+               !computes ? "none" : O.idle ? "idle" : O.busy ? "busy" : "sleep", O.touch ? "on" : "off",
                O.budget_s * 1e3, host);
         fflush(stdout);
     }
 }
 
+/* osub_finalize ends the program. Once every user is there, rank 0 prints
+ * "osub-finalize": every result is out, and the driver gives MPI_Finalize
+ * a short grace (MPICH 4.0.2's ch4/ucx finalize can hang over TCP: a
+ * process waiting in the PMI barrier keeps its peer's disconnect from
+ * completing; JobSpec.FinalizeGrace). */
 static void osub_finalize(void)
 {
     MPI_Comm_free(&osub_comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (osub_rank == 0) {
+        printf("osub-finalize\n");
+        fflush(stdout);
+    }
     MPI_Finalize();
 }
 

@@ -39,7 +39,7 @@ import (
 	"github.com/casperii/casperii/osubench"
 )
 
-const usage = `usage: osubench run latency|overlap|rate|halo|phases|probe|all|<list> [options]
+const usage = `usage: osubench run latency|overlap|rate|halo|phases|probe|rma|all|<list> [options]
        osubench report DIR    (tables, targets and plots again from DIR/results.json)
 
 Benchmarks (paper section V; all = these four):
@@ -52,21 +52,32 @@ Issue 15 (run on their own, or e.g. all,phases,probe):
             neighbours at the size, compute between post and wait; time per phase and round
   probe     a server polls MPI_Iprobe(MPI_ANY_SOURCE) between compute slices and answers the
             clients' requests; request round trip, server's compute throughput
+Issue 16 (run on their own: rma = rma-flush and rma-ga):
+  rma-flush passive-target epochs lock(SHARED) + put/get/accumulate (contiguous and strided
+            target type) + flush + unlock, origin 0 to target 1, while the target computes
+            --rma-compute without calling MPI (busy, sleep) or idles in MPI_Barrier (idle, the
+            reference); epoch and flush time, the target's compute stretch. Results as "rma".
+  rma-ga    Global-Arrays-like: every user but 0 locks, accumulates 8 KiB of doubles and
+            unlocks into user 0, which computes in slices; accumulates per second, sums checked
 
 Modes: mpi (plain MPICH), thread (MPIR_CVAR_ASYNC_PROGRESS=1 + MPI_THREAD_MULTIPLE),
   cspii-tag / cspii-dup (LD_PRELOAD libcasperii.so, CSP_ASYNC_CONFIG=on, wildcard_used=none /
   any_tag_same_tag), cspii-off (CSP_ASYNC_CONFIG=off), cspii-auto (CSP_ASYNC_CONFIG=auto),
   cspii-hint (phases only: the program sets async_config off/on per phase),
-  go-tag / go-dup (the Go-API latency program; latency only). probe: the CasperII modes'
+  go-tag / go-dup (the Go-API latency program; latency only), cspii (LD_PRELOAD,
+  CSP_ASYNC_MODE=rma|pt2pt: windows redirected to the ghosts), cspii-pt2pt (LD_PRELOAD,
+  CSP_ASYNC_MODE=pt2pt: windows MPICH's). probe: the CasperII modes'
   communicator allows MPI_ANY_SOURCE (wildcard_used=any_src).
   Default modes: mpi,thread,cspii-tag,cspii-dup,cspii-off,cspii-auto (phases: mpi,cspii-tag,
-  cspii-off,cspii-auto,cspii-hint; probe: mpi,cspii-tag,cspii-off,cspii-auto).
+  cspii-off,cspii-auto,cspii-hint; probe: mpi,cspii-tag,cspii-off,cspii-auto; rma: mpi,thread,
+  cspii,cspii-pt2pt).
 
 Series: every benchmark runs once per transport x touch setting x compute kind
   (latency and rate do not compute), each mode in each; ratios are against mpi
   in the same series. Touched (the default) = the send buffer written before
   each post, the receive buffer read after each wait, as applications do;
-  untouched series are secondary (they flatter offload).
+  untouched series are secondary (they flatter offload). rma adds the idle
+  series (the target waits in MPI) and, by default, the placement ghost-cores.
 
 Options:
 `
@@ -97,6 +108,10 @@ func main() {
 
 type opts struct {
 	sizes, modes, layout, compute, touch, transport, out, prof, lib, cache, overlapCompute string
+	placement                                                                              string
+	rmaCompute                                                                             time.Duration
+	gaSlice                                                                                float64
+	rmaMinIters                                                                            int
 	reps, minIters, maxIters, window                                                       int
 	budget, haloUs                                                                         float64
 	phaseUs, probeSlice, probeThink                                                        float64
@@ -124,7 +139,11 @@ func newFlags(o *opts) *flag.FlagSet {
 	fs.StringVar(&o.sizes, "sizes", "", "message sizes, e.g. 1,8,1K,64K,1M or a power-of-two range 0-4M (default: per benchmark)")
 	fs.StringVar(&o.modes, "modes", "", "modes to compare (default: the benchmarks' default modes, see above)")
 	fs.StringVar(&o.layout, "layout", "", "nodes=N,users=U,ghosts=G (default nodes=2,users=1,ghosts=1; halo nodes=2,users=2,ghosts=1)")
-	fs.StringVar(&o.compute, "compute", "both", "compute emulation of overlap and halo, each a series: busy (spin: the user keeps its core, like CPU-bound code), sleep (nanosleep: leaves the core), both, or a list")
+	fs.StringVar(&o.compute, "compute", "both", "compute emulation of overlap, halo, phases, probe and rma, each a series: busy (spin: the user keeps its core, like CPU-bound code), sleep (nanosleep: leaves the core), both, or a list; rma always adds idle (the target waits in MPI_Barrier)")
+	fs.StringVar(&o.placement, "placement", "", "rma: auto (CasperII's placement: a ghost shares its users' core), ghost-cores (mpiexec -bind-to user: the ghosts on CPUs of their own, the users on the others), or both, each a series (default both with rma)")
+	fs.DurationVar(&o.rmaCompute, "rma-compute", 20*time.Millisecond, "rma: the target's compute per epoch")
+	fs.IntVar(&o.rmaMinIters, "rma-min-iters", 4, "rma: minimum epochs per size, operation and datatype (each lasts --rma-compute)")
+	fs.Float64Var(&o.gaSlice, "ga-slice", 100, "rma-ga: user 0's compute slice, us")
 	fs.StringVar(&o.touch, "touch", "", "touch the buffers every iteration (write the send buffer before the post, read the receive buffer after the wait): on, off, both (off: a secondary series) (default on; run all: both)")
 	fs.StringVar(&o.transport, "transport", "shm", "shm (MPICH's shared memory), tcp (-genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self: every process remote, UCX over TCP), or a list, e.g. shm,tcp")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions per mode, interleaved (default 5; 3 with --quick)")
@@ -205,12 +224,13 @@ func parseRun(args []string) (osubench.Config, opts, error) {
 		return osubench.Config{}, o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if benchArg == "" {
-		return osubench.Config{}, o, fmt.Errorf("which benchmark? latency, overlap, rate, halo, phases, probe or all")
+		return osubench.Config{}, o, fmt.Errorf("which benchmark? latency, overlap, rate, halo, phases, probe, rma or all")
 	}
 	cfg := osubench.Config{Quick: o.quick, Reps: o.reps, BudgetMs: o.budget, MinIters: o.minIters, MaxIters: o.maxIters,
 		Timeout: o.timeout, Lib: o.lib, Cache: o.cache, OverlapCompute: o.overlapCompute, HaloComputeUs: o.haloUs,
 		Window: o.window, PhaseComputeUs: o.phaseUs, PhasePingPongs: o.phasePingPongs, PhaseWindows: o.phaseWindows,
-		PhaseExchanges: o.phaseExchanges, ProbeSliceUs: o.probeSlice, ProbeThinkUs: o.probeThink, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
+		PhaseExchanges: o.phaseExchanges, ProbeSliceUs: o.probeSlice, ProbeThinkUs: o.probeThink,
+		RMAComputeUs: float64(o.rmaCompute) / float64(time.Microsecond), GASliceUs: o.gaSlice, RMAMinIters: o.rmaMinIters, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
 	var err error
 	if cfg.Benches, err = osubench.ParseBenches(benchArg); err != nil {
 		return cfg, o, err
@@ -245,6 +265,15 @@ func parseRun(args []string) (osubench.Config, opts, error) {
 	}
 	if cfg.Transports, err = osubench.ParseTransports(o.transport); err != nil {
 		return cfg, o, err
+	}
+	if o.placement == "" {
+		o.placement = osubench.DefaultPlacement(cfg.Benches)
+	}
+	if cfg.Placements, err = osubench.ParsePlacements(o.placement); err != nil {
+		return cfg, o, err
+	}
+	if o.rmaCompute <= 0 {
+		return cfg, o, fmt.Errorf("--rma-compute %v: want a positive duration", o.rmaCompute)
 	}
 	if o.overlapCompute != "mpi" && o.overlapCompute != "self" {
 		return cfg, o, fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)

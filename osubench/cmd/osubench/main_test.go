@@ -87,7 +87,7 @@ func TestParseRunIssue15(t *testing.T) {
 	assert.Equal(t, 30.0, cfg.ProbeThinkUs)
 	cfg, _, err = parseRun([]string{"all,phases,probe", "--phase-compute", "150", "--phase-pingpongs", "10", "--phase-windows", "1", "--phase-exchanges", "8"})
 	require.NoError(t, err)
-	assert.Equal(t, osubench.KnownBenches, cfg.Benches)
+	assert.Equal(t, []osubench.Bench{osubench.Latency, osubench.Overlap, osubench.Rate, osubench.Halo, osubench.Phases, osubench.Probe}, cfg.Benches)
 	assert.Equal(t, []bool{true}, cfg.Touches, "untouched series only for run all alone")
 	assert.Equal(t, []string{"mpi", "thread", "cspii-tag", "cspii-dup", "cspii-off", "cspii-auto", "cspii-hint"}, names(cfg.Modes))
 	assert.Equal(t, 150.0, cfg.PhaseComputeUs)
@@ -95,4 +95,36 @@ func TestParseRunIssue15(t *testing.T) {
 	quiet(t)
 	_, _, err = parseRun([]string{"phases", "--modes", "cspii-magic"})
 	assert.ErrorContains(t, err, "cspii-magic")
+}
+
+// run rma: both workloads, their modes, both placements; the rma options
+// reach the configuration.
+func TestParseRunIssue16(t *testing.T) {
+	cfg, _, err := parseRun([]string{"rma"})
+	require.NoError(t, err)
+	assert.Equal(t, osubench.RMABenches, cfg.Benches)
+	var names []string
+	for _, m := range cfg.Modes {
+		names = append(names, m.Name)
+	}
+	assert.Equal(t, []string{"mpi", "thread", "cspii", "cspii-pt2pt"}, names)
+	assert.Equal(t, []osubench.Placement{osubench.PlaceAuto, osubench.PlaceGhostCores}, cfg.Placements)
+	assert.Equal(t, 20000.0, cfg.RMAComputeUs)
+	assert.Equal(t, 4, cfg.RMAMinIters)
+	assert.Equal(t, 100.0, cfg.GASliceUs)
+	cfg, _, err = parseRun([]string{"rma-flush", "--placement", "auto", "--rma-compute", "5ms", "--rma-min-iters", "2", "--ga-slice", "20", "--compute", "busy,idle"})
+	require.NoError(t, err)
+	assert.Equal(t, []osubench.Bench{osubench.RMA}, cfg.Benches)
+	assert.Equal(t, []osubench.Placement{osubench.PlaceAuto}, cfg.Placements)
+	assert.Equal(t, []osubench.Compute{osubench.Busy, osubench.Idle}, cfg.Computes)
+	assert.Equal(t, 5000.0, cfg.RMAComputeUs)
+	assert.Equal(t, 2, cfg.RMAMinIters)
+	assert.Equal(t, 20.0, cfg.GASliceUs)
+	cfg, _, err = parseRun([]string{"probe"})
+	require.NoError(t, err)
+	assert.Equal(t, []osubench.Placement{osubench.PlaceAuto}, cfg.Placements, "only rma has a second placement by default")
+	for _, args := range [][]string{{"rma", "--placement", "cores"}, {"rma", "--rma-compute", "0s"}, {"rma", "--compute", "spin"}} {
+		_, _, err := parseRun(args)
+		assert.Error(t, err, "%q", args)
+	}
 }
