@@ -192,9 +192,9 @@ var PhasesModes = []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto", "cspii
 var ProbeModes = []string{"mpi", "cspii-tag", "cspii-off", "cspii-auto"}
 
 // RMAModes are the default modes of rma and rma-ga: plain MPICH, its
-// progress thread, CasperII with its default CSP_ASYNC_MODE (windows
-// redirected) and with CSP_ASYNC_MODE=pt2pt (the library present, windows
-// MPICH's).
+// progress thread, CasperII with CSP_ASYNC_MODE=rma|pt2pt (windows
+// redirected, over TCP too, where leaving it unset keeps them MPICH's) and
+// with CSP_ASYNC_MODE=pt2pt (the library present, windows MPICH's).
 var RMAModes = []string{"mpi", "thread", "cspii", "cspii-pt2pt"}
 
 // DefaultModesFor is the default of --modes for a run of benches: the
