@@ -42,7 +42,7 @@ race:
 # host (TestAutoRoute fails 5 times in 5 beside one spinning process,
 # rightly choosing the direct route there).
 unit:
-	$(GO) test -p 1 -count=1 ./...
+	$(GO) test -p 1 -count=1 -timeout 30m ./...
 
 test: build fmtcheck vet race unit
 
