@@ -528,10 +528,6 @@ func Finalize() error {
 			r.logf("%v", uerr)
 			err = &mpi.Error{Code: mpi.ErrOther, Class: mpi.ErrOther, Func: "MPI_Finalize", Msg: uerr.Error()}
 		}
-		// After the ghost was told (it then frees its side too).
-		if rerr := user.FinishRMA(); rerr != nil && err == nil {
-			err = rerr
-		}
 	}
 	var ferr error
 	if r.role == RoleUser {

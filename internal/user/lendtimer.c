@@ -31,6 +31,7 @@
  * default, which would end the process) returns.
  */
 #define _GNU_SOURCE
+#include "rma.h"
 #include "user.h"
 
 #include <errno.h>
@@ -165,10 +166,13 @@ int csp_init_oversubscribed(void)
     return n > CPU_COUNT(&set);
 }
 
-int csp_finalize_lending(int *sig, int *nlends)
+int csp_finalize_lending(int *sig, int *nlends, int *rma_rc)
 {
     if (csp_u.lend)
         csp_lend_timer_start();
+    /* The internal RMA window's free synchronizes with the ghosts, which
+     * need the core as much as MPICH's own last barrier does. */
+    *rma_rc = csp_rma_finish();
     int rc = PMPI_Finalize();
     csp_lend_timer_stop(sig, nlends);
     return rc;

@@ -14,7 +14,7 @@ import (
 // StartRMA lets MPI_Win_allocate redirect windows through the ghosts over
 // gwin, the internal dynamic window every process created at MPI_Init
 // (rma.h). The user locks each ghost it targets on it (shared,
-// MPI_MODE_NOCHECK) at the first operation and until FinishRMA. With
+// MPI_MODE_NOCHECK) at the first operation and until FinalizeMPI. With
 // defaultOff (CSP_ASYNC_CONFIG=off) a window starts on MPICH's path unless
 // its info says async_config=on.
 func StartRMA(gwin mpi.Win, verbose int, defaultOff bool) error {
@@ -26,12 +26,6 @@ func StartRMA(gwin mpi.Win, verbose int, defaultOff bool) error {
 		return fmt.Errorf("user: starting redirected RMA: %w", mpi.CodeError(int(rc), "MPI_Comm_size"))
 	}
 	return nil
-}
-
-// FinishRMA releases the internal window (MPI_Finalize, after the ghost
-// was told: collective over every process, ghosts included).
-func FinishRMA() error {
-	return mpi.CodeError(int(C.csp_rma_finish()), "MPI_Win_free")
 }
 
 // RMAStats are the redirection counters printed with CSP_STATS=1.

@@ -228,13 +228,18 @@ func StopInitLending() (sig, lends int) {
 	return int(s), int(n)
 }
 
-// FinalizeMPI calls MPI_Finalize after Finish. Where the ghost shares this
-// process's core at a lowered priority, the process lends the core to it
-// while MPICH finalizes (lendtimer.c): MPICH's last barrier spins, and the
-// ghost must reach it. It returns the real-time signal that timed the
-// lending (0: none) and how many times the process lent its core.
+// FinalizeMPI frees the internal RMA window (rma.h; collective with the
+// ghosts, which Finish told to finish) and calls MPI_Finalize. Where the
+// ghost shares this process's core at a lowered priority, the process
+// lends the core to it meanwhile (lendtimer.c): the free's and MPICH's
+// last barriers spin, and the ghost must reach them. It returns the
+// real-time signal that timed the lending (0: none) and how many times
+// the process lent its core.
 func FinalizeMPI() (sig, lends int, err error) {
-	var s, n C.int
-	rc := C.csp_finalize_lending(&s, &n)
+	var s, n, rrc C.int
+	rc := C.csp_finalize_lending(&s, &n, &rrc)
+	if err := mpi.CodeError(int(rrc), "MPI_Win_free"); err != nil {
+		return int(s), int(n), err
+	}
 	return int(s), int(n), mpi.CodeError(int(rc), "MPI_Finalize")
 }

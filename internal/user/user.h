@@ -440,7 +440,8 @@ void csp_lend_timer_stop(int *sig, int *lends);
 /* Does the launcher say this host runs more processes than we may use
  * CPUs (known before MPI_Init)? */
 int csp_init_oversubscribed(void);
-/* PMPI_Finalize, lending the core to a ghost that shares it. */
-int csp_finalize_lending(int *sig, int *lends);
+/* Free the internal RMA window (*rma_rc, rma.h) and PMPI_Finalize,
+ * lending the core to a ghost that shares it. */
+int csp_finalize_lending(int *sig, int *lends, int *rma_rc);
 
 #endif /* CASPERII_USER_H */
