@@ -62,10 +62,14 @@ func TestRMAAsyncMode(t *testing.T) {
 			env := []string{"CSP_STATS=1", "CSP_ASYNC_MODE=" + mode}
 			l, args, want := l, []string{"ops"}, 12
 			if mode == "tcp-default" {
-				// One window only: MPICH's own RMA between every pair
-				// can hang in MPI_Finalize over tcp too (design.md 11).
+				// No window at all: a window of MPICH's own over every
+				// process connects them all, and MPICH 4.0.2 then hangs in
+				// MPI_Finalize over tcp in some runs (seen here once in
+				// three with one window; design.md section 11). What is
+				// checked is that the runtime made no internal window
+				// (which would connect them) and says why.
 				env = append([]string{"CSP_STATS=1", "CSP_VERBOSE=1"}, winregNolocal...)
-				l, args, want = Layout{N: 4, NodeSize: 2}, []string{"window"}, 1
+				l, args, want = Layout{N: 4, NodeSize: 2}, []string{"none"}, 1
 			}
 			res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: env})
 			ipRequireResults(t, res, want)

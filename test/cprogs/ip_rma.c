@@ -11,6 +11,7 @@
  *   ip_rma hintoff a window with async_config=off, and one of MPI_Win_create
  *   ip_rma fatal   a put outside the window under MPI_ERRORS_ARE_FATAL
  *   ip_rma window  one window, made and freed
+ *   ip_rma none    no window at all
  *   ip_rma switch  async_config off, then on at a fence, then off at once
  *                  (symmetric=true): exactly 6 operations per rank take
  *                  the ghosts' path
@@ -503,6 +504,8 @@ int main(int argc, char **argv)
         hintoff();
     } else if (strcmp(mode, "fatal") == 0) {
         fatal();
+    } else if (strcmp(mode, "none") == 0) {
+        result("none", 1);
     } else if (strcmp(mode, "window") == 0) {
         long *base;
         MPI_Win w = make(&base);
