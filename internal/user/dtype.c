@@ -129,14 +129,11 @@ static int in_order(MPI_Datatype dt)
 /* Size, lower bound and contiguity of count elements of dt. */
 int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig)
 {
-    /* MPICH encodes basic types as builtin handles 0x4c00SSII (SS = size):
-     * contiguous, lower bound 0, no MPI call needed. */
-    if (((uint32_t)dt & 0xfc000000u) == 0x4c000000u) {
-        *size = (int)(((uint32_t)dt >> 8) & 0xff);
+    /* A basic type: contiguous, lower bound 0, no MPI call needed. */
+    if ((*size = csp_builtin_size(dt)) > 0) {
         *lb = 0;
         *contig = 1;
-        if (*size > 0)
-            return MPI_SUCCESS;
+        return MPI_SUCCESS;
     }
     int rc = PMPI_Type_size(dt, size);
     if (rc != MPI_SUCCESS)

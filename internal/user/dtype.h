@@ -21,4 +21,12 @@ int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned);
  * order (dtype.c). */
 int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig);
 
+/* MPICH encodes its basic types as builtin handles 0x4c00SSII (SS: the
+ * size in bytes; contiguous, lower bound 0): the size of dt if it is one,
+ * else 0, without an MPI call. */
+static inline int csp_builtin_size(MPI_Datatype dt)
+{
+    return ((uint32_t)dt & 0xfc000000u) == 0x4c000000u ? (int)(((uint32_t)dt >> 8) & 0xff) : 0;
+}
+
 #endif /* CASPERII_USER_DTYPE_H */

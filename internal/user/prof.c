@@ -10,6 +10,7 @@
  * last read them. The runtime takes differences between its readings.
  */
 #include "user.h"
+#include "dtype.h"
 
 #include <time.h>
 
@@ -22,11 +23,8 @@ uint64_t csp_now_ns(void)
 
 void csp_prof_sent_slow(struct csp_comm *c, int count, MPI_Datatype dt)
 {
-    int size = 0;
-    /* MPICH's basic types carry their size in the handle (post.c). */
-    if (((uint32_t)dt & 0xfc000000u) == 0x4c000000u)
-        size = (int)(((uint32_t)dt >> 8) & 0xff);
-    else if (PMPI_Type_size(dt, &size) != MPI_SUCCESS)
+    int size = csp_builtin_size(dt);
+    if (size == 0 && PMPI_Type_size(dt, &size) != MPI_SUCCESS)
         size = 0;
     uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)size;
     c->ep_msgs++;
