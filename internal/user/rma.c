@@ -8,6 +8,7 @@
  */
 #include "rma.h"
 #include "control.h"
+#include "dtype.h"
 #include "user.h"
 
 #include <sched.h>
@@ -25,11 +26,6 @@ static struct {
     uint32_t gen;
     int64_t gbase;
 } attached[CSP_MAX_SEGS];
-
-void csp_rma_table_lock(void) { CSP_LOCK(); }
-void csp_rma_table_unlock(void) { CSP_UNLOCK(); }
-
-static unsigned bucket(MPI_Win w) { return ((uint32_t)w * 0x9e3779b1u) >> 26; }
 
 /* The ghosts this origin has an epoch open to on gwin, by world rank.
  *
@@ -191,7 +187,7 @@ int csp_rma_hint(MPI_Info info, int *symmetric)
 static void insert(struct csp_rma_win *w)
 {
     CSP_LOCK();
-    unsigned b = bucket(w->win);
+    unsigned b = csp_rma_bucket(w->win);
     w->next = csp_rma.tab[b];
     csp_rma.tab[b] = w;
     csp_rma.nwins++;
@@ -201,7 +197,7 @@ static void insert(struct csp_rma_win *w)
 static void unlink_win(struct csp_rma_win *w)
 {
     CSP_LOCK();
-    struct csp_rma_win **p = &csp_rma.tab[bucket(w->win)];
+    struct csp_rma_win **p = &csp_rma.tab[csp_rma_bucket(w->win)];
     while (*p && *p != w)
         p = &(*p)->next;
     if (*p) {
@@ -351,9 +347,10 @@ int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
         return raise(w, MPI_ERR_RMA_RANGE, "%s: target displacement %ld overflows", fn, (long)disp);
     if (count > 0) {
         MPI_Count lo, hi;
-        if (((uint32_t)dt & 0xfc000000u) == 0x4c000000u) {
+        int bsize = csp_builtin_size(dt);
+        if (bsize > 0) {
             lo = at;
-            hi = at + count * (MPI_Count)(((uint32_t)dt >> 8) & 0xff);
+            hi = at + count * (MPI_Count)bsize;
         } else {
             MPI_Count lb, ext, tlb, text;
             if (PMPI_Type_get_extent_x(dt, &lb, &ext) != MPI_SUCCESS ||

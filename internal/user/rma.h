@@ -35,6 +35,10 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "user.h" /* CSP_LOCK */
+
+/* log2 of the buckets of the redirected windows' table. */
+#define CSP_RMA_TAB_BITS 6
 /* Bytes before a window's memory in its heap block: the lock word. */
 #define CSP_RMA_HDR 64
 /* The lock word: number of shared holders, plus CSP_RMA_WRITER while an
@@ -79,7 +83,7 @@ struct csp_rma {
                           start on MPICH's path                           */
     MPI_Win gwin;      /* internal dynamic window over the real world     */
     int nwins;         /* redirected windows alive                        */
-    struct csp_rma_win *tab[64];
+    struct csp_rma_win *tab[1u << CSP_RMA_TAB_BITS]; /* by csp_rma_bucket */
     uint64_t n_ops;    /* operations redirected (CSP_STATS rma_redirected) */
     uint64_t n_wins;   /* windows redirected                             */
     uint64_t n_lock_retries;
@@ -88,9 +92,11 @@ struct csp_rma {
 
 extern struct csp_rma csp_rma;
 
-/* csp_u.lock under MPI_THREAD_MULTIPLE (rma.c). */
-void csp_rma_table_lock(void);
-void csp_rma_table_unlock(void);
+/* The redirected windows' hash table bucket of handle w. */
+static inline unsigned csp_rma_bucket(MPI_Win w)
+{
+    return ((uint32_t)w * 0x9e3779b1u) >> (32 - CSP_RMA_TAB_BITS);
+}
 
 /* Start (MPI_Init, after gwin was created over the real world) and finish
  * (MPI_Finalize, after the ghost was told: collective with the ghosts). */
@@ -104,11 +110,11 @@ static inline struct csp_rma_win *csp_rma_find(MPI_Win w)
 {
     if (__builtin_expect(csp_rma.nwins == 0, 1))
         return 0;
-    csp_rma_table_lock();
-    struct csp_rma_win *x = csp_rma.tab[((uint32_t)w * 0x9e3779b1u) >> 26];
+    CSP_LOCK();
+    struct csp_rma_win *x = csp_rma.tab[csp_rma_bucket(w)];
     while (x && x->win != w)
         x = x->next;
-    csp_rma_table_unlock();
+    CSP_UNLOCK();
     return x;
 }
 
