@@ -109,9 +109,13 @@ func (g *Ghost) dispatch(u *user, v uint64) {
 // completeOK completes a control cell with success. Its result line still
 // holds the previous use of the cell (a truncated receive, say), which the
 // user would otherwise read as this operation's error.
-func (g *Ghost) completeOK(u *user, cell, gen uint32) {
+func (g *Ghost) completeOK(u *user, cell, gen uint32) { g.completeWith(u, cell, gen, 0) }
+
+// completeWith completes a control cell with success and the answer
+// bytes in StBytes (CSP_OP_WIN_ATTACH: the ghost's address of a segment).
+func (g *Ghost) completeWith(u *user, cell, gen uint32, bytes uint64) {
 	c := u.ch.Cells.At(cell)
-	c.StError, c.StFlags, c.StBytes = 0, 0, 0
+	c.StError, c.StFlags, c.StBytes = 0, 0, bytes
 	g.complete(u, cell, gen)
 }
 

@@ -42,10 +42,7 @@ func (g *Ghost) attach(u *user, cell uint32, r *postcell.Request) {
 			g.cfg.RMABoost = nil
 		}
 	}
-	c := u.ch.Cells.At(cell)
-	c.StError, c.StFlags = 0, 0
-	c.StBytes = uint64(uintptr(m.seg.Base()))
-	g.complete(u, cell, r.Gen)
+	g.completeWith(u, cell, r.Gen, uint64(uintptr(m.seg.Base())))
 }
 
 // detach withdraws m from the window before it is unmapped.
