@@ -1,6 +1,7 @@
 package test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -160,4 +161,25 @@ func TestRMASwitch(t *testing.T) {
 	}
 	require.Contains(t, res.Stderr, "async_config=on took effect at MPI_Win_fence", res.Output())
 	require.Contains(t, res.Stderr, "async_config=off took effect at MPI_Win_set_info (symmetric=true)", res.Output())
+}
+
+// On a host with more processes than cores a ghost runs at nice 19 and
+// would get its core for the origins only when its user leaves it: the
+// first window memory it attaches raises it back to nice 0 (or it says
+// why it cannot). A job without redirected windows leaves it at 19.
+func TestRMAGhostPriority(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"window"}, Preload: true, Env: []string{"CSP_VERBOSE=2"}})
+	ipRequireResults(t, res, 1)
+	if !strings.Contains(res.Stderr, "ghost 0: nice 19") {
+		t.Skipf("the ghosts do not run at a lowered priority here (a core per process):\n%s", res.Output())
+	}
+	raised := strings.Count(res.Stderr, "serves RMA windows: back to nice 0")
+	refused := strings.Count(res.Stderr, "serves RMA windows but cannot raise its priority")
+	require.Equal(t, 2, raised+refused, "each ghost acts once, at its first window: %s", res.Output())
+
+	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"window"}, Preload: true, Env: []string{"CSP_VERBOSE=2", "CSP_ASYNC_MODE=pt2pt"}})
+	ipRequireResults(t, res, 1)
+	require.NotContains(t, res.Stderr, "serves RMA windows", res.Output())
 }
