@@ -474,7 +474,7 @@ func (r *runtime) startUser() error {
 		r.logf("user %d: doorbell: %s", r.wrank, fence)
 	}
 	if err == nil && !r.rmaWin.IsNull() {
-		if err := user.StartRMA(r.rmaWin, r.cfg.Verbose, !r.cfg.AsyncOn && !r.cfg.AsyncAuto); err != nil {
+		if err := user.StartRMA(r.rmaWin, r.cfg.Verbose, !r.cfg.AsyncOn); err != nil {
 			problem = "CasperII: " + err.Error()
 		}
 	}
