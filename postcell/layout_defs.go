@@ -33,6 +33,7 @@ const (
 	OpSegment   Op = C.CSP_OP_SEGMENT    // segment Target changed: (re)map or unmap it
 	OpFinalize  Op = C.CSP_OP_FINALIZE   // the user finalizes; no cell follows
 	OpWinAttach Op = C.CSP_OP_WIN_ATTACH // attach segment Target (generation TargetGen) to the RMA window; StBytes: the ghost's address
+	OpWinWatch  Op = C.CSP_OP_WIN_WATCH  // NBytes 8: watch the lock word at (Seg, Off) of a redirected window; NBytes 0: stop
 	opMax       Op = C.CSP_OP_MAX
 )
 

@@ -28,7 +28,8 @@ const (
 	OpSegment   Op = 10 // segment Target changed: (re)map or unmap it
 	OpFinalize  Op = 11 // the user finalizes; no cell follows
 	OpWinAttach Op = 12 // attach segment Target (generation TargetGen) to the RMA window; StBytes: the ghost's address
-	opMax       Op = 13
+	OpWinWatch  Op = 13 // NBytes 8: watch the lock word at (Seg, Off) of a redirected window; NBytes 0: stop
+	opMax       Op = 14
 )
 
 // Mode says who matches a receive or probe (Cell.Mode).

@@ -40,7 +40,9 @@ enum csp_cell_op {
     CSP_OP_FINALIZE = 11,/* the user finalizes; no cell follows                       */
     CSP_OP_WIN_ATTACH = 12, /* attach segment `target` (generation target_gen) to the
                             * RMA window; st_bytes: the ghost's address of it      */
-    CSP_OP_MAX = 13
+    CSP_OP_WIN_WATCH = 13,  /* nbytes 8: watch the lock word of a redirected window
+                            * at (seg, off), a sign of epochs on it; nbytes 0: stop */
+    CSP_OP_MAX = 14
 };
 
 /* Matching modes (cell.mode). */

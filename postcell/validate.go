@@ -116,6 +116,20 @@ func (r *Request) Validate(l *Limits) error {
 			return bad(ClassArg, "segment", uint64(r.Target), "not an entry of the segment table (%d entries)", l.Segments)
 		}
 		return nil
+	case OpWinWatch:
+		if r.NBytes != 0 && r.NBytes != 8 {
+			return bad(ClassArg, "watch length", r.NBytes, "a lock word is 8 bytes (0 stops watching it)")
+		}
+		if r.Off%8 != 0 {
+			return bad(ClassBuffer, "offset", r.Off, "a lock word is 8-byte aligned")
+		}
+		if r.NBytes == 0 {
+			if r.Seg >= l.Segments {
+				return bad(ClassBuffer, "segment", uint64(r.Seg), "not an entry of the segment table (%d entries)", l.Segments)
+			}
+			return nil
+		}
+		return r.checkBuffer(l)
 	case OpFinalize:
 		return nil
 	}

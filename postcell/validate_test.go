@@ -50,6 +50,8 @@ func TestValidateAcceptsWellFormed(t *testing.T) {
 		{Op: OpMrecv, Gen: 3, Target: 12345, Seg: 0, NBytes: 10},
 		{Op: OpCancel, Gen: 4, Target: 63, TargetGen: 8},
 		{Op: OpSegment, Gen: 4, Target: 3},
+		{Op: OpWinWatch, Gen: 4, Seg: 0, Off: 1<<20 - 8, NBytes: 8},
+		{Op: OpWinWatch, Gen: 4, Seg: 3, Off: 64, NBytes: 0}, // stop watching: the segment may be gone
 		{Op: OpFinalize, Gen: 5},
 	} {
 		require.NoError(t, r.Validate(l), "%+v", r)
@@ -87,6 +89,11 @@ func TestValidateRejects(t *testing.T) {
 		{"cancel target past cells", func(r *Request) { r.Op = OpCancel; r.Target = 64; r.TargetGen = 1 }, ClassArg, "cancel target"},
 		{"cancel generation zero", func(r *Request) { r.Op = OpCancel; r.Target = 1 }, ClassArg, "cancel target generation"},
 		{"segment op past table", func(r *Request) { r.Op = OpSegment; r.Target = 4 }, ClassArg, "segment"},
+		{"watch past segment", func(r *Request) { r.Op = OpWinWatch; r.Off = 1 << 20; r.NBytes = 8 }, ClassBuffer, "offset"},
+		{"watch unaligned", func(r *Request) { r.Op = OpWinWatch; r.Off = 12; r.NBytes = 8 }, ClassBuffer, "offset"},
+		{"watch not a word", func(r *Request) { r.Op = OpWinWatch; r.NBytes = 4 }, ClassArg, "watch length"},
+		{"watch unmapped", func(r *Request) { r.Op = OpWinWatch; r.Seg = 2; r.Off = 0; r.NBytes = 8 }, ClassBuffer, "segment"},
+		{"unwatch past table", func(r *Request) { r.Op = OpWinWatch; r.Seg = 4; r.Off = 0; r.NBytes = 0 }, ClassBuffer, "segment"},
 		{"probe tag past bound", func(r *Request) { r.Op = OpIprobe; r.Tag = 1 << 29 }, ClassTag, "tag"},
 	}
 	for _, c := range cases {
@@ -184,6 +191,14 @@ func FuzzValidate(f *testing.F) {
 			}
 		case OpCancel:
 			require.Less(t, r.Target, cells)
+		case OpWinWatch:
+			require.Less(t, r.Seg, segs)
+			require.Zero(t, r.Off%8)
+			if r.NBytes > 0 {
+				require.Equal(t, uint64(8), r.NBytes)
+				require.LessOrEqual(t, r.Off+8, segSize)
+				require.Zero(t, r.Seg%2, "mapped")
+			}
 		}
 	})
 }

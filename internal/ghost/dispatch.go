@@ -94,6 +94,8 @@ func (g *Ghost) dispatch(u *user, v uint64) {
 		g.completeOK(u, cell, r.Gen)
 	case postcell.OpWinAttach:
 		g.attach(u, cell, &r)
+	case postcell.OpWinWatch:
+		g.watchWord(u, cell, &r)
 	case postcell.OpFinalize:
 		if !u.done {
 			u.done = true

@@ -51,9 +51,11 @@ type Config struct {
 	Park    time.Duration
 	HandOff bool // yield the core after waking a user
 	// RMAWin is the internal window of redirected RMA (rma.go; WinNull
-	// when off); while it exposes memory, no sleep is longer than RMAPoll.
+	// when off); while it exposes memory, no sleep is longer than RMAPoll,
+	// and RMASpin says how it polls (rmaserve.go).
 	RMAWin  mpi.Win
 	RMAPoll time.Duration
+	RMASpin RMASpin
 	// RMABoost, if set, runs when the first segment is attached (the
 	// runtime raises the ghost's priority: core/priority.go).
 	RMABoost func()
@@ -79,7 +81,8 @@ type Ghost struct {
 	busy   uint32  // last value stored in hdr.Busy (give.go)
 	watch  watcher // users that die without MPI_Finalize (liveness.go)
 
-	rmaAttached int // segments exposed in Config.RMAWin (rma.go)
+	rmaAttached int      // segments exposed in Config.RMAWin (rma.go)
+	rma         rmaState // activity on the windows (rmaserve.go)
 
 	Stats Stats
 }
@@ -90,6 +93,8 @@ type Stats struct {
 	ParkProgress                                     uint64 // MPI progress calls just before an idle park
 	Unrung                                           uint64 // parks that timed out on cells posted without a ring
 	GiveBacks                                        uint64 // users that lent their core, woken when a round found nothing to do
+	RMARounds                                        uint64 // progress calls made to serve windows (rmaserve.go)
+	RMABursts                                        uint64 // epochs seen on a watched lock word that started polling on every round
 }
 
 // pending is an outstanding MPI request; u is nil for the ghost's own
@@ -148,6 +153,9 @@ func (g *Ghost) Close() {
 // Run serves the users until all have finalized and nothing is
 // outstanding.
 func (g *Ghost) Run() error {
+	// Sleeps end when asked, not up to 50 us later (the default timer
+	// slack): an origin's operation waits for this ghost's next poll.
+	setTimerSlack(time.Microsecond)
 	last := time.Now()
 	for g.live > 0 || len(g.reqs) > 0 {
 		g.watchUsers()
@@ -203,6 +211,9 @@ const maxPark = 200 * time.Millisecond
 // rings; otherwise it keeps polling MPI (a message can arrive any time),
 // first without pause, then yielding the core between polls, then napping.
 func (g *Ghost) rest(idle time.Duration) {
+	if g.serveRMA() {
+		return
+	}
 	if len(g.reqs) == 0 && len(g.probes) == 0 && !g.match.busy() {
 		// Nothing of our users is outstanding, but MPI's progress engine
 		// may still owe a peer the last steps of a transfer that
@@ -366,4 +377,12 @@ var _ = logToStderr
 // core for nothing.
 func yieldCPU() {
 	syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// setTimerSlack sets how late the calling thread's timed sleeps may end
+// (PR_SET_TIMERSLACK; the thread Run runs on, locked to it by the cgo
+// call that started the ghost). Best effort: the default is 50 us.
+func setTimerSlack(d time.Duration) {
+	const prSetTimerSlack = 29
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, uintptr(d.Nanoseconds()), 0)
 }

@@ -72,6 +72,7 @@ func (u *user) segmentSize(s uint32) (uint64, bool) {
 		return m.size, true
 	}
 	if m.seg != nil {
+		u.g.unwatchSegment(u, s)
 		u.g.detach(m)
 		m.seg.Close()
 		*m = mapping{}
@@ -116,6 +117,7 @@ func (u *user) cellOver(t uint32) bool {
 // unmap drops the ghost's mapping of segment s (the user released it).
 func (u *user) unmap(s uint32) {
 	if s < channel.MaxSegments && u.segs[s].seg != nil {
+		u.g.unwatchSegment(u, s)
 		u.g.detach(&u.segs[s])
 		u.segs[s].seg.Close()
 		u.segs[s] = mapping{}
