@@ -260,6 +260,9 @@ func (r *runtime) agreeCPUs(host mpi.Comm, hostSize int) error {
 		same = same && all[i] == all[0] && all[i+1] == all[1]
 	}
 	r.cpus = jobCPUs(OnlineCPUs(), allowed, same)
+	if !same {
+		return r.gatherMasks(host, hostSize, allowed)
+	}
 	return nil
 }
 

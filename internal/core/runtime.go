@@ -36,6 +36,7 @@ type runtime struct {
 	cfg       Config
 	hostSize  int // processes of the job on this host (before CSP_NODE_SIZE)
 	cpus      JobCPUs
+	hostMasks map[int][cpuMaskWords]uint64 // by world rank, where a launcher bound the host's processes (rmaspin.go)
 	role      Role
 	provided  int
 	wrank     int
@@ -409,6 +410,14 @@ func (r *runtime) runGhost() {
 		got, group := describeNice()
 		r.logf("ghost %d: nice %d (%s; asked %d: %s)", r.wrank, got, group, nice, whyNice)
 	}
+	rmaSpin, whySpin := r.rmaSpin()
+	if r.cfg.Verbose >= 2 && !r.rmaWin.IsNull() {
+		how := "every CSP_RMA_POLL_US, and on every round while an epoch is active"
+		if rmaSpin == ghost.RMASpinAlone {
+			how = "on every round"
+		}
+		r.logf("ghost %d: serving windows, polls MPI %s (%s)", r.wrank, how, whySpin)
+	}
 	g, err := ghost.New(ghost.Config{
 		WRank: r.wrank, WorldSize: r.wsize, Users: users, Control: r.gctl, Pool: r.pool,
 		TagUB: r.mpiTagUB, Tags: r.tags, Log: r.logf, Verbose: r.cfg.Verbose > 0,
@@ -417,6 +426,7 @@ func (r *runtime) runGhost() {
 		Nap:   time.Duration(r.cfg.GhostNapUS) * time.Microsecond,
 		Park:  time.Duration(r.cfg.GhostParkUS) * time.Microsecond, HandOff: r.cfg.HandOff,
 		RMAWin: r.rmaWin, RMAPoll: time.Duration(r.cfg.RMAPollUS) * time.Microsecond, RMABoost: r.rmaBoost(nice),
+		RMASpin: rmaSpin,
 	})
 	code := 0
 	if err != nil {

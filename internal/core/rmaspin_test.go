@@ -1,0 +1,63 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/internal/ghost"
+)
+
+// A ghost polls MPI on every round only where it costs no user anything:
+// a core per process, or bound to CPUs that no user runs on and that have
+// room for the ghosts bound there.
+func TestRMASpin(t *testing.T) {
+	mask := func(cpus ...int) [cpuMaskWords]uint64 {
+		m, ok := cpuMask(cpus)
+		require.True(t, ok)
+		return m
+	}
+	// World ranks 0 and 2 are ghosts, 1 and 3 their users.
+	layout, err := commexpand.NewLayout([]int32{-1, 0, -1, 2})
+	require.NoError(t, err)
+	cases := []struct {
+		name  string
+		cpus  int
+		masks map[int][cpuMaskWords]uint64
+		want  ghost.RMASpin
+		why   string
+	}{
+		{"a core per process", 4, nil, ghost.RMASpinAlone, "a core per process"},
+		{"shared, unbound", 2, nil, ghost.RMASpinNo, "4 processes on 2 cores, its core shared with users"},
+		{"bound with its user", 2, map[int][cpuMaskWords]uint64{0: mask(0), 1: mask(0), 2: mask(1), 3: mask(1)},
+			ghost.RMASpinNo, "bound to CPUs it shares with user 1"},
+		{"ghosts on a CPU of their own", 2, map[int][cpuMaskWords]uint64{0: mask(1), 1: mask(0), 2: mask(1), 3: mask(0)},
+			ghost.RMASpinNo, "bound to 1 CPUs with no user, shared by 2 ghosts"},
+		{"a CPU per ghost", 3, map[int][cpuMaskWords]uint64{0: mask(1), 1: mask(0), 2: mask(2), 3: mask(0)},
+			ghost.RMASpinAlone, "bound to 1 CPUs with no user, 1 ghosts on them"},
+		{"two CPUs for two ghosts", 3, map[int][cpuMaskWords]uint64{0: mask(1, 2), 1: mask(0), 2: mask(1, 2), 3: mask(0)},
+			ghost.RMASpinAlone, "bound to 2 CPUs with no user, 2 ghosts on them"},
+		{"a CPU beyond the mask shares everything", 2, map[int][cpuMaskWords]uint64{0: mask(1), 1: all(), 2: mask(1), 3: mask(0)},
+			ghost.RMASpinNo, "bound to CPUs it shares with user 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &runtime{wrank: 0, hostSize: 4, cpus: JobCPUs{Pool: make([]int, c.cpus)}, hostMasks: c.masks, layout: layout}
+			got, why := r.rmaSpin()
+			assert.Equal(t, c.want, got)
+			assert.Equal(t, c.why, why)
+		})
+	}
+	_, ok := cpuMask([]int{64 * cpuMaskWords})
+	assert.False(t, ok, "a CPU beyond the mask")
+}
+
+func all() [cpuMaskWords]uint64 {
+	var m [cpuMaskWords]uint64
+	for i := range m {
+		m[i] = ^uint64(0)
+	}
+	return m
+}
