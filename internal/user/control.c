@@ -1,5 +1,6 @@
 /*
- * control.c: control cells (cancel, segment, finalize). A control cell
+ * control.c: control cells (cancel, segment, finalize, the RMA window's
+ * attach and watch). A control cell
  * may use the cells kept back from the two classes (CSP_CTRL_CELLS), so a
  * cancel or an unmap goes out even when the backlogs are full; the caller
  * waits for the ghost's answer.
@@ -22,19 +23,17 @@ static int no_cell_yet(void *arg)
     return 0;
 }
 
-int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
-{
-    return csp_control_result(kind, target, target_gen, NULL);
-}
-
-int csp_control_result(uint8_t kind, uint32_t target, uint32_t target_gen, uint64_t *result)
+static int control(uint8_t kind, uint32_t target, uint32_t target_gen, uint32_t seg, uint64_t off,
+                   uint64_t nbytes, uint64_t *result)
 {
     struct csp_op *op = csp_op_alloc();
     if (!op)
         return MPI_ERR_NO_MEM;
     op->kind = kind;
     op->mode = CSP_MATCH_NATIVE;
-    op->seg = CSP_SEG_NONE;
+    op->seg = seg;
+    op->off = off;
+    op->nbytes = nbytes;
     op->target = target;
     op->target_gen = target_gen;
     uint32_t idx;
@@ -69,4 +68,19 @@ int csp_control_result(uint8_t kind, uint32_t target, uint32_t target_gen, uint6
     csp_release_cell(idx, -1);
     csp_op_release(op);
     return rc;
+}
+
+int csp_control(uint8_t kind, uint32_t target, uint32_t target_gen)
+{
+    return csp_control_result(kind, target, target_gen, NULL);
+}
+
+int csp_control_result(uint8_t kind, uint32_t target, uint32_t target_gen, uint64_t *result)
+{
+    return control(kind, target, target_gen, CSP_SEG_NONE, 0, 0, result);
+}
+
+int csp_control_buf(uint8_t kind, uint32_t seg, uint64_t off, uint64_t nbytes)
+{
+    return control(kind, 0, 0, seg, off, nbytes, NULL);
 }

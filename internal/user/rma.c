@@ -161,6 +161,19 @@ static int attach(void *p, size_t n, int64_t *gaddr)
     return MPI_SUCCESS;
 }
 
+/* watch asks the ghost to watch (on) or stop watching the lock word at p
+ * (internal/ghost/rmaserve.go: a change starts a burst of polling, so an
+ * epoch's round trips after its lock do not each wait for a poll). Only
+ * steers polling: a failure costs speed, never correctness. Called with
+ * csp_u.lock held. */
+static void watch(void *p, int on)
+{
+    uint32_t seg;
+    uint64_t off;
+    if (csp_heap_find(csp_u.heap, p, sizeof(int64_t), &seg, &off))
+        (void)csp_control_buf(CSP_OP_WIN_WATCH, seg, off, on ? sizeof(int64_t) : 0);
+}
+
 /* info_value reads key of info into v (size n); 0 when absent. */
 static int info_value(MPI_Info info, const char *key, char *v, int n)
 {
@@ -243,6 +256,7 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
             if (attach(block, (size_t)size + CSP_RMA_HDR, &mine[2]) == MPI_SUCCESS) {
                 mine[0] = 1;
                 mine[2] += CSP_RMA_HDR;
+                watch(block, 1);
             }
         }
         CSP_UNLOCK();
@@ -268,6 +282,8 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
         free(all);
         if (block) {
             CSP_LOCK();
+            if (mine[0])
+                watch(block, 0);
             csp_heap_free(csp_u.heap, block);
             CSP_UNLOCK();
         }
@@ -289,6 +305,7 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
     if (rc != MPI_SUCCESS) {
         free_record(w);
         CSP_LOCK();
+        watch(block, 0);
         csp_heap_free(csp_u.heap, block);
         CSP_UNLOCK();
         return rc;
@@ -307,14 +324,22 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
 
 int csp_rma_free(struct csp_rma_win *w, MPI_Win *win)
 {
-    /* MPICH checks the epochs (W holds the mirror of every lock) and
+    /* Lock words given back without waiting (release) complete first;
+     * then MPICH checks the epochs (W holds the mirror of every lock) and
      * synchronizes the members: after it, no origin has an operation on
      * this memory in flight. */
+    if (w->released) {
+        int rc = gflush_all();
+        if (rc != MPI_SUCCESS)
+            return csp_rma_raise_rc(w, "MPI_Win_free", rc);
+        w->released = 0;
+    }
     int rc = PMPI_Win_free(win);
     if (rc != MPI_SUCCESS)
         return rc;
     unlink_win(w);
     CSP_LOCK();
+    watch(w->block, 0);
     csp_heap_free(csp_u.heap, w->block);
     CSP_UNLOCK();
     free_record(w);
@@ -432,12 +457,22 @@ static int acquire(struct csp_rma_win *w, int rank, int type)
     }
 }
 
+/* The values release adds to a lock word: they must stay valid until the
+ * accumulate completes, after the call that issued it returned. */
+static const int64_t unshare = -1, unwrite = -CSP_RMA_WRITER;
+
 /* release gives the lock word back; the origin's operations to rank are
- * complete at the target already (flushed first). */
+ * complete at the target already (flushed first). It does not wait for
+ * the accumulate: MPI orders it before this origin's next atomic on the
+ * word (accumulate_ordering, gwin's default), another origin that finds
+ * the word still held retries (acquire), and whatever completes it (the
+ * next flush to that ghost, a fence, MPI_Win_free: w->released, or gwin's
+ * unlock at MPI_Finalize) comes before the memory goes away. */
 static int release(struct csp_rma_win *w, int rank, int type)
 {
-    int64_t old;
-    return fop(w, rank, type == MPI_LOCK_EXCLUSIVE ? -CSP_RMA_WRITER : -1, &old);
+    w->released = 1;
+    return PMPI_Accumulate(type == MPI_LOCK_EXCLUSIVE ? &unwrite : &unshare, 1, MPI_INT64_T,
+                           (int)w->t[rank].ghost, lockword(w, rank), 1, MPI_INT64_T, MPI_SUM, csp_rma.gwin);
 }
 
 /* ---- passive target ---- */
@@ -530,14 +565,8 @@ int csp_rma_unlock_all(struct csp_rma_win *w)
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
     int rc = gflush_all();
-    if (rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED) {
-        int64_t minus = -1;
-        for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
-            rc = PMPI_Accumulate(&minus, 1, MPI_INT64_T, (int)w->t[r].ghost, lockword(w, r), 1, MPI_INT64_T,
-                                 MPI_SUM, csp_rma.gwin);
-        if (rc == MPI_SUCCESS)
-            rc = gflush_all();
-    }
+    for (int r = 0; rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED && r < w->size; r++)
+        rc = release(w, r, MPI_LOCK_SHARED);
     w->lock_all = CSP_RMA_NONE;
     int rc2 = PMPI_Win_unlock_all(w->win);
     if (rc != MPI_SUCCESS)

@@ -71,6 +71,8 @@ struct csp_rma_win {
     int fence;         /* a fence opened an epoch                        */
     int started;       /* MPI_Win_start's epoch is open                  */
     int direct;        /* async_config=off now: every call goes to W as is */
+    int released;      /* a lock word was given back without waiting: flush
+                          gwin before the memory goes (rma.c: release)     */
     int pending;       /* a switch asked by MPI_Win_set_info (CSP_RMA_HINT_ON
                           or _OFF), taken at the next fence; -1: none     */
     struct csp_rma_win *next; /* hash chain                              */

@@ -15,6 +15,10 @@
  *   ip_rma switch  async_config off, then on at a fence, then off at once
  *                  (symmetric=true): exactly 6 operations per rank take
  *                  the ghosts' path
+ *   ip_rma serve MS  rank 0 runs 200 epochs (shared lock, accumulate,
+ *                  flush, unlock) on rank 1 while rank 1 computes MS ms
+ *                  without calling MPI; then an exclusive epoch and the
+ *                  window's free right after its unlock
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -473,6 +477,48 @@ static void fatal(void)
     MPI_Win_free(&w);
 }
 
+#define SERVE_EPOCHS 200
+
+static void serve(double ms)
+{
+    long *base;
+    MPI_Win w = make(&base);
+    long got = -1, one = 1;
+    if (rank == 0) {
+        for (int i = 0; i < SERVE_EPOCHS; i++) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w);
+            MPI_Accumulate(&one, 1, MPI_LONG, 1, 42, 1, MPI_LONG, MPI_SUM, w);
+            MPI_Win_flush(1, w);
+            MPI_Win_unlock(1, w);
+        }
+    } else if (rank == 1) {
+        double end = MPI_Wtime() + ms / 1000;
+        volatile double x = 0;
+        while (MPI_Wtime() < end) /* MPI_Wtime is a clock read, no progress */
+            x += 1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+        MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w);
+        got = base[42];
+        MPI_Win_unlock(1, w);
+    }
+    result("serve", rank != 1 || got == SERVE_EPOCHS);
+    if (rank == 1)
+        printf("value rank=%d served=%ld\n", rank, got);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* The lock word given back at this unlock is the last operation on the
+     * window before its memory goes. */
+    if (rank == 0) {
+        long v = 7;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w);
+        MPI_Put(&v, 1, MPI_LONG, 1, 43, 1, MPI_LONG, w);
+        MPI_Win_unlock(1, w);
+    }
+    MPI_Win_free(&w);
+    result("serve_free", 1);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -513,6 +559,8 @@ int main(int argc, char **argv)
         result("window", 1);
     } else if (strcmp(mode, "switch") == 0) {
         switching();
+    } else if (strcmp(mode, "serve") == 0) {
+        serve(argc > 2 ? atof(argv[2]) : 300);
     }
     MPI_Finalize();
     return 0;
