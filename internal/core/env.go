@@ -18,7 +18,7 @@ type Config struct {
 	PT2PT        bool   // CSP_ASYNC_MODE includes pt2pt (the default)
 	RMA          bool   // CSP_ASYNC_MODE includes rma (the default): MPI_Win_allocate windows go through the ghosts
 	RMASet       bool   // CSP_ASYNC_MODE was given: no automatic choice (rma.go)
-	RMAPollUS    int    // CSP_RMA_POLL_US: a ghost serving redirected windows gives MPI progress at least this often
+	RMAPollUS    int    // CSP_RMA_POLL_US: a ghost serving redirected windows gives MPI progress at least this often (more often right after an epoch)
 	AsyncOn      bool   // CSP_ASYNC_CONFIG=on (default) | off | auto (AsyncOn and AsyncAuto)
 	AsyncAuto    bool   // CSP_ASYNC_CONFIG=auto: communicators without async_config choose their route themselves
 	Calibration  string // CSP_CALIBRATION: the calibration file of the automatic choice (empty: built in)
@@ -70,7 +70,7 @@ func (e *ConfigError) Error() string {
 func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 
 func readConfig(getenv func(string) string) (Config, error) {
-	c := Config{NG: 1, PT2PT: true, RMA: true, RMAPollUS: 100, AsyncOn: true, Cells: 1024, ArenaShift: 26,
+	c := Config{NG: 1, PT2PT: true, RMA: true, RMAPollUS: 1000, AsyncOn: true, Cells: 1024, ArenaShift: 26,
 		SpinIters: 50, YieldIters: 10, SleepUS: 20000,
 		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 2000}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {

@@ -261,10 +261,16 @@ func (g *Ghost) progress() {
 // Membarrier, the user's barrier is only a compiler barrier and this side
 // pays for both with a global membarrier (0.5 us, once per park, against
 // a fence on every post).
+//
+// A short sleep that serves windows (rmaPark) skips the membarrier: it
+// interrupts every CPU running a user, and a ghost polling windows every
+// 100 us paid it 10,000 times a second, stretching a computing target's
+// compute by a tenth. Without it a post that races the park may not ring;
+// its cell then waits for the sleep's end, at most the timeout.
 func (g *Ghost) park(timeout time.Duration) {
 	seq := g.bell.Seq()
 	g.hdr.Park() // release the flag before the last look at the rings
-	if g.hdr.Membarrier == 1 {
+	if g.hdr.Membarrier == 1 && !g.rmaPark(timeout) {
 		if err := shm.GlobalBarrier(); err != nil {
 			// Worked at start: the system changed under us. Users
 			// skip their fence, so never sleep without it.

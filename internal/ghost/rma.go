@@ -58,12 +58,18 @@ func (g *Ghost) detach(m *mapping) {
 }
 
 // rmaPoll bounds a sleep while windows are attached: origins elsewhere
-// wait for this ghost's progress, and cannot ring it.
+// wait for this ghost's progress, and cannot ring it (rmaserve.go).
 func (g *Ghost) rmaPoll(d time.Duration) time.Duration {
-	if g.rmaAttached > 0 && d > g.cfg.RMAPoll {
-		return g.cfg.RMAPoll
+	if g.rmaAttached > 0 {
+		return min(d, g.rmaPollNext())
 	}
 	return d
+}
+
+// rmaPark reports whether a park of timeout is a poll of the windows,
+// short enough that a lost ring may cost it (park).
+func (g *Ghost) rmaPark(timeout time.Duration) bool {
+	return g.rmaAttached > 0 && timeout <= g.cfg.RMAPoll
 }
 
 // CloseRMA detaches everything and frees the internal window: collective
