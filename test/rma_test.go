@@ -209,7 +209,7 @@ func TestRMAServe(t *testing.T) {
 		alone  bool
 	}{
 		{"shared-core", Layout{N: 4, NodeSize: 2}, nil, 2,
-			"ghost 2: serving windows, polls MPI every CSP_RMA_POLL_US, and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false},
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false},
 		{"ghost-alone", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, 0,
 			"ghost 0: serving windows, polls MPI on every round (", true},
 	}

@@ -154,7 +154,7 @@ var envDocs = map[string]EnvDoc{
 			}
 			return "none (pass-through)"
 		}},
-	"CSP_RMA_POLL_US": {Meaning: "a ghost serving redirected windows gives MPI progress at least this often, microseconds (1..1000000)",
+	"CSP_RMA_POLL_US": {Meaning: "a ghost serving redirected windows gives MPI progress at least this often, microseconds (1..1000000); more often right after an epoch",
 		Show: func(c Config) string { return fmt.Sprint(c.RMAPollUS) }},
 	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on; auto: each communicator whose hints allow it switches offload on and off by itself, from its self-profile",
 		Show: func(c Config) string {

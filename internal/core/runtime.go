@@ -412,7 +412,7 @@ func (r *runtime) runGhost() {
 	}
 	rmaSpin, whySpin := r.rmaSpin()
 	if r.cfg.Verbose >= 2 && !r.rmaWin.IsNull() {
-		how := "every CSP_RMA_POLL_US, and on every round while an epoch is active"
+		how := "at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active"
 		if rmaSpin == ghost.RMASpinAlone {
 			how = "on every round"
 		}
