@@ -122,8 +122,9 @@ int MPI_Win_free(MPI_Win *win)
     struct csp_rma_win *rw = win ? csp_rma_find(*win) : NULL;
     if (rw && !rw->shared)
         return csp_rma_free(rw, win);
-    if (csp_ip_nwins == 0 || !win)
-        return PMPI_Win_free(win);
+    if (!rw && (csp_ip_nwins == 0 || !win))
+        return PMPI_Win_free(win); /* (a redirected shared window may have
+                                      no memory, and no registration) */
     MPI_Win w = *win;
     csp_go_win_freeing((int)w);
     int rc = PMPI_Win_free(win);

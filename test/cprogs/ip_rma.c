@@ -1,6 +1,7 @@
 /*
  * ip_rma.c: one-sided communication on MPI_Win_allocate windows (or, with
- * "shared" after the mode, MPI_Win_allocate_shared windows), every
+ * "shared" after the mode, MPI_Win_allocate_shared windows; "noncontig":
+ * the same with alloc_shared_noncontig=true), every
  * operation and synchronization mode, checked against what MPI promises.
  * Each check prints "result name=<check> ok=0|1" (rank 0 gathers); the
  * values each rank sees print as "value ..." lines, which must be the
@@ -28,15 +29,28 @@
 #include <string.h>
 
 static int rank, size;
-static int shared_win; /* "shared": windows of MPI_Win_allocate_shared */
+/* "shared": windows of MPI_Win_allocate_shared (1); "noncontig": the
+ * same with alloc_shared_noncontig=true (2). */
+static int shared_win;
 
 /* A window of the flavor under test. */
 static void alloc_win(MPI_Aint bytes, int du, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *w)
 {
-    if (shared_win)
-        MPI_Win_allocate_shared(bytes, du, info, comm, base, w);
-    else
+    if (!shared_win) {
         MPI_Win_allocate(bytes, du, info, comm, base, w);
+        return;
+    }
+    MPI_Info inf = info;
+    if (shared_win == 2) {
+        if (info == MPI_INFO_NULL)
+            MPI_Info_create(&inf);
+        else
+            MPI_Info_dup(info, &inf);
+        MPI_Info_set(inf, "alloc_shared_noncontig", "true");
+    }
+    MPI_Win_allocate_shared(bytes, du, inf, comm, base, w);
+    if (inf != info)
+        MPI_Info_free(&inf);
 }
 
 static int flavor_ok(MPI_Win w)
@@ -616,7 +630,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "ops";
-    shared_win = argc > 2 && strcmp(argv[2], "shared") == 0;
+    if (argc > 2)
+        shared_win = strcmp(argv[2], "shared") == 0 ? 1 : strcmp(argv[2], "noncontig") == 0 ? 2 : 0;
     if (strcmp(mode, "ops") == 0) {
         long *base;
         MPI_Win w = make(&base);
