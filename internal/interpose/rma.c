@@ -8,8 +8,9 @@
  * (memory.c: MPI_Win_create, dynamic windows, a shared window that could
  * not be registered, or any window while redirection is off) is not in the
  * table: one load (csp_rma.nwins) and the call goes to PMPI as is.
- * Fortran's bindings call MPICH's internals, not these symbols: a Fortran
- * program's windows are MPICH's own, consistently.
+ * Fortran's `use mpi` and mpif.h bindings call these symbols (their
+ * windows are redirected too); mpi_f08's call PMPI_* directly: a window
+ * made through mpi_f08 is MPICH's own, consistently.
  */
 #include "interpose.h"
 #include "rma.h"
