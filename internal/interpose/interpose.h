@@ -106,8 +106,8 @@ extern int csp_go_idup_decide(uintptr_t plan, int newcomm, uint64_t *reduced);
 extern int csp_go_alloc_regist(int info, int *regist);
 extern int csp_go_win_allocate_shared(int64_t size, int64_t disp_unit, int large, int info, int comm,
                                       int redirect, void *baseptr, int *win, int *raise, int *mappable);
-extern void csp_go_win_freeing(int win);
-extern void csp_go_win_freed(int win, int ok);
+extern uint64_t csp_go_win_freeing(int win);
+extern void csp_go_win_freed(uint64_t token, int ok);
 extern int csp_go_win_stands_in(int win);
 extern int csp_go_coll_check(int comm, int n);
 

@@ -123,14 +123,18 @@ int MPI_Win_free(MPI_Win *win)
     if (rw && !rw->shared)
         return csp_rma_free(rw, win);
     if (!rw && (csp_ip_nwins == 0 || !win))
-        return PMPI_Win_free(win); /* (a redirected shared window may have
-                                      no memory, and no registration) */
+        return PMPI_Win_free(win);
+    /* (A redirected shared window may have no memory, so no registration.)
+     * Records of W leave the tables before MPICH frees it, since under
+     * MPI_THREAD_MULTIPLE a window made meanwhile may get its handle. */
     MPI_Win w = *win;
-    csp_go_win_freeing((int)w);
+    uint64_t token = csp_go_win_freeing((int)w);
+    if (rw)
+        csp_rma_unlist(rw);
     int rc = PMPI_Win_free(win);
-    csp_go_win_freed((int)w, rc == MPI_SUCCESS);
-    if (rw && rc == MPI_SUCCESS)
-        csp_rma_forget(rw);
+    csp_go_win_freed(token, rc == MPI_SUCCESS);
+    if (rw)
+        csp_rma_freed(rw, rc == MPI_SUCCESS);
     return rc;
 }
 

@@ -84,11 +84,20 @@ type window struct {
 	mem     unsafe.Pointer // stand-in: the heap block under it (nil for a part of 0 bytes)
 }
 
-// windows are the registered windows by handle.
+// windows are the registered windows by handle; freeing those in
+// MPI_Win_free, by token (csp_go_win_freeing).
 var (
-	winMu   sync.Mutex // MPI_THREAD_MULTIPLE: windows may be made and freed on several threads
-	windows = map[int32]*window{}
+	winMu     sync.Mutex // MPI_THREAD_MULTIPLE: windows may be made and freed on several threads
+	windows   = map[int32]*window{}
+	freeing   = map[uint64]freeingWin{}
+	nextToken uint64
 )
+
+// freeingWin is a window in MPI_Win_free, and its handle.
+type freeingWin struct {
+	h int32
+	w *window
+}
 
 // putWindow records a registered window and publishes how many there are,
 // so that MPI_Win_free and MPI_Win_get_attr call into Go only when one may
@@ -217,38 +226,51 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
-// csp_go_win_freeing begins MPI_Win_free of a registered window: a
-// remapped window's range is hidden from this process's lookups, so no
+// csp_go_win_freeing begins MPI_Win_free of a registered window: its
+// record leaves the table (under MPI_THREAD_MULTIPLE a window made while
+// MPI frees this one may get its handle) for the list of windows being
+// freed, under the token returned (0: the window is not registered), and
+// a remapped window's range is hidden from this process's lookups, so no
 // message is sent from pages MPI is about to unmap, while the ghost keeps
 // its mapping (and the RMA window its attachment) until csp_go_win_freed,
 // after MPI's free has synchronized the window's processes: an origin may
 // have an operation on the memory in flight through a ghost until then.
 //
 //export csp_go_win_freeing
-func csp_go_win_freeing(win C.int) {
-	winMu.Lock()
-	defer winMu.Unlock()
-	if w := windows[int32(win)]; w != nil && !w.standIn && w.heapSeg >= 0 {
+func csp_go_win_freeing(win C.int) C.uint64_t {
+	w := takeWindow(int32(win))
+	if w == nil {
+		return 0
+	}
+	if !w.standIn && w.heapSeg >= 0 {
 		C.csp_shared_hide_external(C.uint32_t(w.heapSeg), 1)
 	}
+	winMu.Lock()
+	defer winMu.Unlock()
+	nextToken++
+	freeing[nextToken] = freeingWin{h: int32(win), w: w}
+	return C.uint64_t(nextToken)
 }
 
 // csp_go_win_freed ends MPI_Win_free: on success (ok) the window releases
-// what it holds of ours; otherwise it is still a window, and a remapped
-// range is shown again.
+// what it holds of ours; otherwise it is still a window: a remapped range
+// is shown again and the record goes back to the table.
 //
 //export csp_go_win_freed
-func csp_go_win_freed(win C.int, ok C.int) {
-	if ok == 0 {
-		winMu.Lock()
-		if w := windows[int32(win)]; w != nil && !w.standIn && w.heapSeg >= 0 {
-			C.csp_shared_hide_external(C.uint32_t(w.heapSeg), 0)
+func csp_go_win_freed(token C.uint64_t, ok C.int) {
+	winMu.Lock()
+	f, found := freeing[uint64(token)]
+	delete(freeing, uint64(token))
+	winMu.Unlock()
+	switch {
+	case !found:
+	case ok != 0:
+		f.w.close()
+	default:
+		if !f.w.standIn && f.w.heapSeg >= 0 {
+			C.csp_shared_hide_external(C.uint32_t(f.w.heapSeg), 0)
 		}
-		winMu.Unlock()
-		return
-	}
-	if w := takeWindow(int32(win)); w != nil {
-		w.close()
+		putWindow(f.h, f.w)
 	}
 }
 

@@ -382,9 +382,14 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     return MPI_SUCCESS;
 }
 
-void csp_rma_forget(struct csp_rma_win *w)
+void csp_rma_unlist(struct csp_rma_win *w) { unlink_win(w); }
+
+void csp_rma_freed(struct csp_rma_win *w, int ok)
 {
-    unlink_win(w);
+    if (!ok) {
+        insert(w); /* still a window */
+        return;
+    }
     heap_free_locked(w->block);
     free_record(w);
 }
@@ -394,11 +399,10 @@ int csp_rma_free(struct csp_rma_win *w, MPI_Win *win)
     /* MPICH checks the epochs (W holds the mirror of every lock) and
      * synchronizes the members: after it, no origin has an operation on
      * this memory in flight. */
+    csp_rma_unlist(w);
     int rc = PMPI_Win_free(win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    csp_rma_forget(w);
-    return MPI_SUCCESS;
+    csp_rma_freed(w, rc == MPI_SUCCESS);
+    return rc;
 }
 
 /* ---- operations ---- */

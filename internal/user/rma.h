@@ -148,6 +148,8 @@ static inline struct csp_rma_win *csp_rma_find(MPI_Win w)
  * made unless the members agreed not to redirect). */
 int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
                      void *baseptr, MPI_Win *win, int *done);
+/* MPI_Win_free of a window of MPI_Win_allocate: csp_rma_unlist, W freed,
+ * csp_rma_freed. */
 int csp_rma_free(struct csp_rma_win *w, MPI_Win *win);
 
 /* MPI_Win_allocate_shared, after the window win was registered (its
@@ -157,9 +159,13 @@ int csp_rma_free(struct csp_rma_win *w, MPI_Win *win);
  * async_config; CSP_VERBOSE=1 says so), then win stays as it is. */
 int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                   MPI_Win win);
-/* A shared window's record, once W was freed (the registration's memory is
- * the caller's to release). */
-void csp_rma_forget(struct csp_rma_win *w);
+/* A window's record leaves the table before W is freed (under
+ * MPI_THREAD_MULTIPLE a window made meanwhile may get W's handle), and
+ * afterwards is released (ok: the header goes back to the heap; a shared
+ * window's memory is the registration's to release) or put back (the free
+ * failed: it is still a window). */
+void csp_rma_unlist(struct csp_rma_win *w);
+void csp_rma_freed(struct csp_rma_win *w, int ok);
 
 /* The async_config hint of info (CSP_RMA_HINT_*), and symmetric=true. */
 int csp_rma_hint(MPI_Info info, int *symmetric);
