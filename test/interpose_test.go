@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,26 +116,37 @@ func TestInterposeTruncatedReceive(t *testing.T) {
 
 // MPI_Win_allocate_shared with shmbuf_regist=true (on the window, or on
 // MPI_COMM_SELF's hints) gives a working window whose memory is offloaded
-// without copies; without the hint the windows work the same and sends
-// from them are bounced.
+// without copies; without the hint the windows work the same and, where
+// RMA windows are not redirected (CSP_ASYNC_MODE=pt2pt), sends from them
+// are bounced. Where they are (the default), every shared window is
+// registered, hint or not, so none is bounced, and the windows count as
+// redirected.
 func TestInterposeSharedWindow(t *testing.T) {
 	prog := CProg(t, "ip_window")
 	for _, l := range ipLayouts {
-		for _, hint := range []bool{true, false} {
-			name := fmt.Sprintf("%v/hint=%v", l, hint)
+		for _, c := range []struct {
+			hint  bool
+			mode  string // CSP_ASYNC_MODE
+			bound bool   // sends from the windows are bounced
+		}{{true, "pt2pt", false}, {false, "pt2pt", true}, {false, "rma|pt2pt", false}} {
+			name := fmt.Sprintf("%v/hint=%v/%s", l, c.hint, strings.ReplaceAll(c.mode, "|", "+"))
 			t.Run(name, func(t *testing.T) {
-				j := Job{Layout: l, Prog: prog, Preload: true, Env: []string{"CSP_STATS=1"}}
-				if !hint {
+				j := Job{Layout: l, Prog: prog, Preload: true, Env: []string{"CSP_STATS=1", "CSP_ASYNC_MODE=" + c.mode}}
+				if !c.hint {
 					j.Args = []string{"nohint"}
 				}
 				res := Run(t, j)
 				ipRequireResults(t, res, l.Users()*6)
 				for _, s := range ipRequireStats(t, res, l.Users()) {
 					require.Positive(t, s.IsendOffloaded, s.Fields.Line())
-					if hint {
-						require.Zero(t, s.Bounce, "window memory is registered: %s", s.Fields.Line())
-					} else {
+					if c.bound {
 						require.Positive(t, s.Bounce, "unregistered window memory is bounced: %s", s.Fields.Line())
+					} else {
+						require.Zero(t, s.Bounce, "window memory is registered: %s", s.Fields.Line())
+					}
+					if c.mode != "pt2pt" {
+						// the node window, the MPI_COMM_SELF one, the third
+						require.Equal(t, int64(3), rmaStat(t, s, "rma_windows"), s.Fields.Line())
 					}
 				}
 			})

@@ -9,9 +9,22 @@ import (
 )
 
 // One-sided communication through the ghosts (internal/user/rma.h): every
-// operation and synchronization mode on MPI_Win_allocate windows, run under
-// plain MPICH and under CasperII; test/cprogs/ip_rma.c checks what MPI
-// promises and prints the values each rank saw.
+// operation and synchronization mode on MPI_Win_allocate and
+// MPI_Win_allocate_shared windows, run under plain MPICH and under
+// CasperII; test/cprogs/ip_rma.c checks what MPI promises and prints the
+// values each rank saw.
+
+// rmaFlavors are the window constructors that are redirected, as ip_rma's
+// second argument (none for MPI_Win_allocate).
+var rmaFlavors = []string{"allocate", "shared"}
+
+// rmaArgs returns ip_rma's arguments for mode on windows of flavor.
+func rmaArgs(mode, flavor string) []string {
+	if flavor == "shared" {
+		return []string{mode, "shared"}
+	}
+	return []string{mode}
+}
 
 // rmaValues returns the "value" lines of out, sorted, without any prefix.
 func rmaValues(out string) []string { return SortedLines(out, "value") }
@@ -51,18 +64,68 @@ func TestRMARedirected(t *testing.T) {
 	}
 }
 
+// The same on MPI_Win_allocate_shared windows over the world, which are
+// registered without being asked (a memfd under MPICH's segment) and
+// redirected: besides every operation and epoch, loads and stores across
+// the node after MPI_Win_sync and a barrier see each other and what the
+// ghosts put, MPI_Get through a ghost sees a peer's store, and
+// MPI_Win_shared_query of every rank and the flavor are MPICH's, also with
+// alloc_shared_noncontig=true (each part on pages of its own). Windows
+// over MPI_COMM_SELF (stand-ins over heap memory) carry exactly their 10
+// operations through the ghost. A window left MPICH's (not redirected)
+// fails the rma_windows count.
+func TestRMASharedRedirected(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	for _, l := range []Layout{{N: 6, NodeSize: 2}, {N: 5}, {N: 6, NG: 2}} {
+		t.Run(l.String(), func(t *testing.T) {
+			for _, c := range []struct {
+				mode, flavor string
+				results      int
+				ops          int64 // rma_redirected per rank: at least (ops), exactly (self)
+			}{{"ops", "shared", 16, 250}, {"ops", "noncontig", 16, 250}, {"self", "shared", 1, 10}} {
+				args := []string{c.mode, c.flavor}
+				plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: args})
+				want := ipRequireResults(t, plain, c.results)
+				require.NotEmpty(t, rmaValues(plain.Stdout))
+				res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: []string{"CSP_STATS=1"}})
+				ipRequireResults(t, res, len(want))
+				require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "%v: the same values as plain MPICH", args)
+				for _, s := range ipRequireStats(t, res, l.Users()) {
+					require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), "%v: the window is redirected: %s", args, s.Fields.Line())
+					if c.mode == "self" {
+						require.Equal(t, c.ops, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+					} else {
+						require.GreaterOrEqual(t, rmaStat(t, s, "rma_redirected"), c.ops, s.Fields.Line())
+					}
+					require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
+				}
+			}
+		})
+	}
+}
+
 // CSP_ASYNC_MODE chooses what goes through the ghosts: pt2pt alone leaves
-// windows MPICH's (nothing redirected), rma alone offloads no message.
+// windows MPICH's (nothing redirected, shared windows too), rma alone
+// offloads no message; CSP_ASYNC_CONFIG=off starts every window, shared
+// ones too, on MPICH's path.
 // Unset, where UCX carries the job over TCP, windows stay MPICH's too
 // (MPICH 4.0.2 would hang in MPI_Finalize; CSP_VERBOSE=1 says so). The
 // program gives the same values every way.
 func TestRMAAsyncMode(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	l := Layout{N: 6, NodeSize: 2}
-	for _, mode := range []string{"pt2pt", "rma", "tcp-default"} {
+	for _, mode := range []string{"pt2pt", "rma", "tcp-default", "pt2pt-shared", "config-off-shared"} {
 		t.Run(mode, func(t *testing.T) {
 			env := []string{"CSP_STATS=1", "CSP_ASYNC_MODE=" + mode}
 			l, args, want := l, []string{"ops"}, 12
+			switch mode {
+			case "pt2pt-shared":
+				env, args, want = []string{"CSP_STATS=1", "CSP_ASYNC_MODE=pt2pt"}, rmaArgs("ops", "shared"), 16
+			case "config-off-shared":
+				// Every window starts on MPICH's path: made switchable
+				// (counted), nothing carried by the ghosts.
+				env, args, want = []string{"CSP_STATS=1", "CSP_ASYNC_CONFIG=off"}, rmaArgs("ops", "shared"), 16
+			}
 			if mode == "tcp-default" {
 				// No window at all: a window of MPICH's own over every
 				// process connects them all, and MPICH 4.0.2 then hangs in
@@ -79,10 +142,14 @@ func TestRMAAsyncMode(t *testing.T) {
 				require.Contains(t, res.Stderr, "RMA windows are not redirected by default here: MPIR_CVAR_NOLOCAL with UCX_TLS=tcp,self", res.Output())
 			}
 			for _, s := range ipRequireStats(t, res, l.Users()) {
-				if mode != "rma" {
+				switch mode {
+				case "config-off-shared":
+					require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
+					require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+				case "pt2pt", "tcp-default", "pt2pt-shared":
 					require.Zero(t, rmaStat(t, s, "rma_windows"), s.Fields.Line())
 					require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
-				} else {
+				default:
 					require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
 					require.Zero(t, s.IsendOffloaded, s.Fields.Line())
 				}
@@ -99,47 +166,62 @@ func TestRMAAsyncMode(t *testing.T) {
 func TestRMABadInput(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	l := Layout{N: 6, NodeSize: 2}
-	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"errors"}})
-	require.Equal(t, 0, plain.ExitCode, plain.Output())
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"errors"}, Preload: true})
-	require.Equal(t, 0, res.ExitCode, res.Output())
-	require.NotEmpty(t, rmaValues(plain.Stdout))
-	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same error classes as plain MPICH")
-	require.Contains(t, res.Stdout, "result name=errors ok=1")
+	for _, flavor := range rmaFlavors {
+		t.Run(flavor, func(t *testing.T) {
+			plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: rmaArgs("errors", flavor)})
+			require.Equal(t, 0, plain.ExitCode, plain.Output())
+			res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("errors", flavor), Preload: true})
+			require.Equal(t, 0, res.ExitCode, res.Output())
+			require.NotEmpty(t, rmaValues(plain.Stdout))
+			require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same error classes as plain MPICH")
+			require.Contains(t, res.Stdout, "result name=errors ok=1")
 
-	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"range"}, Preload: true})
-	ipRequireResults(t, res, 1)
+			res = Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("range", flavor), Preload: true})
+			ipRequireResults(t, res, 1)
 
-	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"fatal"}, Preload: true})
-	require.NotEqual(t, 0, res.ExitCode, res.Output())
-	require.NotContains(t, res.Stdout, "fatal_not_reached")
-	// Every rank makes the bad put; the first to print ends the job.
-	require.Regexp(t, `casperii: rank [0-2]: MPI_Put: bytes \[8388608, 8388616\) of rank 0's window are outside its 768 bytes`, res.Stderr, res.Output())
+			res = Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("fatal", flavor), Preload: true})
+			require.NotEqual(t, 0, res.ExitCode, res.Output())
+			require.NotContains(t, res.Stdout, "fatal_not_reached")
+			// Every rank makes the bad put; the first to print ends the job.
+			require.Regexp(t, `casperii: rank [0-2]: MPI_Put: bytes \[8388608, 8388616\) of rank 0's window are outside its 768 bytes`, res.Stderr, res.Output())
+		})
+	}
 }
 
-// A thousand windows made and freed: each redirected, every heap block
-// back. A window with async_config=off (made switchable, but carried by
-// MPICH) and one of MPI_Win_create (MPICH's; CSP_VERBOSE=1 says so once)
-// work the same, and nothing of theirs reaches the ghosts.
+// A thousand windows made and freed (300 shared ones, every other one over
+// MPI_COMM_SELF): each redirected, every heap block back. A window with
+// async_config=off (made switchable, but carried by MPICH) and one of
+// MPI_Win_create (MPICH's; CSP_VERBOSE=1 says so once) work the same, and
+// nothing of theirs reaches the ghosts.
 func TestRMAWindows(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	l := Layout{N: 4, NodeSize: 2}
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"churn"}, Preload: true, Env: []string{"CSP_STATS=1"}})
-	ipRequireResults(t, res, 1)
-	for _, s := range ipRequireStats(t, res, l.Users()) {
-		require.Equal(t, int64(1000), rmaStat(t, s, "rma_windows"), s.Fields.Line())
-		require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
+	for _, flavor := range rmaFlavors {
+		t.Run(flavor, func(t *testing.T) {
+			n := int64(1000)
+			if flavor == "shared" {
+				n = 300
+			}
+			res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("churn", flavor), Preload: true, Env: []string{"CSP_STATS=1"}})
+			ipRequireResults(t, res, 1)
+			for _, s := range ipRequireStats(t, res, l.Users()) {
+				require.Equal(t, n, rmaStat(t, s, "rma_windows"), s.Fields.Line())
+				require.Equal(t, n, rmaStat(t, s, "rma_redirected"), "one get per window: %s", s.Fields.Line())
+				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
+			}
+			res = Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("hintoff", flavor), Preload: true, Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
+			ipRequireResults(t, res, 1)
+			for _, s := range ipRequireStats(t, res, l.Users()) {
+				require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
+				require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+			}
+			require.Contains(t, res.Stderr, "windows of MPI_Win_create are not redirected", res.Output())
+		})
 	}
-	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"hintoff"}, Preload: true, Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
-	ipRequireResults(t, res, 1)
-	for _, s := range ipRequireStats(t, res, l.Users()) {
-		require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
-		require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
-	}
-	require.Contains(t, res.Stderr, "windows of MPI_Win_create are not redirected", res.Output())
 }
 
-// async_config on a window: off at creation keeps it on MPICH's path;
+// async_config on a window (MPI_Win_allocate or MPI_Win_allocate_shared):
+// off at creation keeps it on MPICH's path;
 // MPI_Win_set_info(on) switches it at the next fence, and
 // MPI_Win_set_info(off, symmetric=true) at once; MPI_Win_get_info reports
 // the value in effect, CSP_VERBOSE=1 says when each switch took effect, and
@@ -147,22 +229,26 @@ func TestRMAWindows(t *testing.T) {
 func TestRMASwitch(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	l := Layout{N: 6, NodeSize: 2}
-	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"switch"}})
-	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"switch"}, Preload: true, Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
-	ipRequireResults(t, res, 1)
-	for _, s := range ipRequireStats(t, res, l.Users()) {
-		require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
-		require.Equal(t, int64(6), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
-		require.Equal(t, int64(2), rmaStat(t, s, "rma_switches"), s.Fields.Line())
+	for _, flavor := range rmaFlavors {
+		t.Run(flavor, func(t *testing.T) {
+			plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: rmaArgs("switch", flavor)})
+			ipRequireResults(t, plain, 1)
+			res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("switch", flavor), Preload: true, Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
+			ipRequireResults(t, res, 1)
+			for _, s := range ipRequireStats(t, res, l.Users()) {
+				require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
+				require.Equal(t, int64(6), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+				require.Equal(t, int64(2), rmaStat(t, s, "rma_switches"), s.Fields.Line())
+			}
+			infos := ParseLines(res.Stdout, "infos")
+			require.Len(t, infos, l.Users())
+			for _, f := range infos {
+				require.True(t, f.Match("async_config=off,on,off"), "MPI_Win_get_info reports the value in effect: %s", f.Line())
+			}
+			require.Contains(t, res.Stderr, "async_config=on took effect at MPI_Win_fence", res.Output())
+			require.Contains(t, res.Stderr, "async_config=off took effect at MPI_Win_set_info (symmetric=true)", res.Output())
+		})
 	}
-	infos := ParseLines(res.Stdout, "infos")
-	require.Len(t, infos, l.Users())
-	for _, f := range infos {
-		require.True(t, f.Match("async_config=off,on,off"), "MPI_Win_get_info reports the value in effect: %s", f.Line())
-	}
-	require.Contains(t, res.Stderr, "async_config=on took effect at MPI_Win_fence", res.Output())
-	require.Contains(t, res.Stderr, "async_config=off took effect at MPI_Win_set_info (symmetric=true)", res.Output())
 }
 
 // On a host with more processes than cores a ghost runs at nice 19 and

@@ -74,42 +74,59 @@ func TestInterposeWindowRegistered(t *testing.T) {
 // and, with the heaps' segment tables full, a world window (no slot for
 // its memfd) and an MPI_COMM_SELF window per user (no heap block). With
 // room again, windows are registered: the exchange from them takes no
-// bounce copy.
+// bounce copy. Where the ghosts serve RMA windows (the default), every
+// shared window is registered, asked or not (the first one is, and is
+// redirected), and the others' lines say that RMA on them is not
+// redirected either.
 func TestInterposeWindowUnregisteredVerbose(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
-	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_winreg"), Args: []string{"verbose"}, Preload: true,
-		Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1", "CSP_HEAP_ARENA=20"}})
-	rs := ipRequireResults(t, res, l.Users()*5)
+	for _, mode := range []string{"pt2pt", "rma|pt2pt"} {
+		t.Run(strings.ReplaceAll(mode, "|", "+"), func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_winreg"), Args: []string{"verbose"}, Preload: true,
+				Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1", "CSP_HEAP_ARENA=20", "CSP_ASYNC_MODE=" + mode}})
+			rs := ipRequireResults(t, res, l.Users()*5)
+			redirect := mode != "pt2pt"
 
-	var said []string
-	for _, line := range strings.Split(res.Stderr, "\n") {
-		if strings.Contains(line, "not registered with the ghosts") {
-			said = append(said, line)
-		}
-	}
-	// lines with the window's bytes and the reason
-	count := func(test, why string) int {
-		got := Select(rs, "test="+test)
-		require.Len(t, got, l.Users(), test)
-		bytes := got[0]["bytes"]
-		n := 0
-		for _, line := range said {
-			if strings.Contains(line, ": "+bytes+" bytes not registered") && strings.Contains(line, why) {
-				n++
+			var said []string
+			for _, line := range strings.Split(res.Stderr, "\n") {
+				if strings.Contains(line, "not registered with the ghosts") {
+					said = append(said, line)
+					require.Equal(t, redirect, strings.Contains(line, "RMA on it is not redirected"), line)
+				}
 			}
-		}
-		return n
-	}
-	require.Equal(t, 1, count("verbose-notasked", "not every process of the window asked"), "once per window:\n%s", strings.Join(said, "\n"))
-	require.Equal(t, 1, count("verbose-segs", "table of shared segments is full"), "once per window:\n%s", strings.Join(said, "\n"))
-	require.Equal(t, l.Users(), count("verbose-heap", "table of shared segments is full"), "one window per user:\n%s", strings.Join(said, "\n"))
-	require.Len(t, said, 2+l.Users(), "nothing else is reported:\n%s", strings.Join(said, "\n"))
+			// lines with the window's bytes and the reason
+			count := func(test, why string) int {
+				got := Select(rs, "test="+test)
+				require.Len(t, got, l.Users(), test)
+				bytes := got[0]["bytes"]
+				n := 0
+				for _, line := range said {
+					if strings.Contains(line, ": "+bytes+" bytes not registered") && strings.Contains(line, why) {
+						n++
+					}
+				}
+				return n
+			}
+			notAsked := 1
+			if redirect {
+				notAsked = 0
+			}
+			require.Equal(t, notAsked, count("verbose-notasked", "not every process of the window asked"), "once per window:\n%s", strings.Join(said, "\n"))
+			require.Equal(t, 1, count("verbose-segs", "table of shared segments is full"), "once per window:\n%s", strings.Join(said, "\n"))
+			require.Equal(t, l.Users(), count("verbose-heap", "table of shared segments is full"), "one window per user:\n%s", strings.Join(said, "\n"))
+			require.Len(t, said, notAsked+1+l.Users(), "nothing else is reported:\n%s", strings.Join(said, "\n"))
 
-	for _, s := range ipRequireStats(t, res, l.Users()) {
-		require.EqualValues(t, 1, s.IsendOffloaded, s.Fields.Line())
-		require.Zero(t, s.Bounce, "windows made with room are registered: %s", s.Fields.Line())
-		inUse, _ := s.Fields.Int("heap_in_use")
-		require.Zero(t, inUse, s.Fields.Line())
+			for _, s := range ipRequireStats(t, res, l.Users()) {
+				require.EqualValues(t, 1, s.IsendOffloaded, s.Fields.Line())
+				require.Zero(t, s.Bounce, "windows made with room are registered: %s", s.Fields.Line())
+				inUse, _ := s.Fields.Int("heap_in_use")
+				require.Zero(t, inUse, s.Fields.Line())
+				if redirect {
+					// the first window and the two made with room again
+					require.EqualValues(t, 3, rmaStat(t, s, "rma_windows"), s.Fields.Line())
+				}
+			}
+		})
 	}
 }
 

@@ -294,6 +294,23 @@ int csp_heap_remove_external(struct csp_heap *h, uint32_t seg)
     return 0;
 }
 
+int csp_heap_hide_external(struct csp_heap *h, uint32_t seg, int hide)
+{
+    if (seg >= h->max_segs || h->seg[seg].kind != CSP_SEG_EXTERNAL)
+        return -EINVAL;
+    struct csp_heap_seg *s = &h->seg[seg];
+    /* A lookup matches no address of a segment of size 0 (csp_heap_find,
+     * seg_of); the published entry, which the ghost reads, is unchanged. */
+    if (hide && s->size) {
+        s->hidden = s->size;
+        s->size = 0;
+    } else if (!hide && s->hidden) {
+        s->size = s->hidden;
+        s->hidden = 0;
+    }
+    return 0;
+}
+
 void csp_heap_destroy(struct csp_heap *h)
 {
     for (uint32_t i = 0; i < h->nsegs; i++)

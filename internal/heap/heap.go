@@ -100,6 +100,19 @@ func (h *Heap) RemoveExternal(seg uint32) error {
 	return nil
 }
 
+// HideExternal hides an external segment from Find (hide) or shows it
+// again; its table entry, which the ghost reads, stays as it is.
+func (h *Heap) HideExternal(seg uint32, hide bool) error {
+	v := C.int(0)
+	if hide {
+		v = 1
+	}
+	if C.csp_heap_hide_external(h.h, C.uint32_t(seg), v) != 0 {
+		return fmt.Errorf("heap: segment %d is not an external segment", seg)
+	}
+	return nil
+}
+
 // Stats reports the heap's accounting.
 type Stats struct {
 	InUse, Reserved uint64 // bytes handed out; bytes held in segments

@@ -36,6 +36,7 @@ struct csp_heap_seg {
     uint8_t kind;        /* enum csp_seg_kind                               */
     uint32_t next_page;  /* arena: bump pointer, in pages                   */
     uint8_t *page_class; /* arena: class of the span starting at each page  */
+    uint64_t hidden;     /* external, hidden: its size (size is 0 meanwhile) */
 };
 
 struct csp_heap {
@@ -92,6 +93,12 @@ int csp_heap_add_external(struct csp_heap *h, int fd, void *base, uint64_t size)
 
 /* Remove an external segment (the caller unmaps and closes it). */
 int csp_heap_remove_external(struct csp_heap *h, uint32_t seg);
+
+/* Hide an external segment from csp_heap_find (hide != 0) or show it
+ * again: while hidden it stays in the segment table, so the ghost keeps
+ * its mapping, but no address is found in it (its memory is about to go
+ * away, or may already have). Returns 0 or -EINVAL. */
+int csp_heap_hide_external(struct csp_heap *h, uint32_t seg, int hide);
 
 /* Unmap and close every arena and huge segment. */
 void csp_heap_destroy(struct csp_heap *h);

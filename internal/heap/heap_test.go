@@ -96,7 +96,32 @@ func TestExternal(t *testing.T) {
 	require.Equal(t, seg, got)
 	require.Equal(t, uint64(100), off)
 	require.Error(t, h.Free(s.Base()), "external memory is not the heap's to free")
-	require.NoError(t, h.RemoveExternal(seg))
+
+	// Hidden (MPI_Win_free of a registered window, before MPI unmaps it):
+	// no address is found in it, the ghost's entry stays, and a new segment
+	// cannot take its slot; shown again, it is found as before.
+	entry := table[seg]
+	require.NoError(t, h.HideExternal(seg, true))
+	require.NoError(t, h.HideExternal(seg, true), "hiding twice keeps the size")
+	_, _, ok = h.Find(unsafe.Add(s.Base(), 100), 10)
+	require.False(t, ok, "a hidden segment holds no address")
+	require.Equal(t, entry, table[seg], "the ghost's entry is unchanged")
+	s2, err := shm.Create("ext2", 1<<16)
+	require.NoError(t, err)
+	defer s2.Close()
+	seg2, err := h.AddExternal(s2.Fd(), s2.Base(), 1<<16)
+	require.NoError(t, err)
+	require.NotEqual(t, seg, seg2, "a hidden segment keeps its slot")
+	require.NoError(t, h.RemoveExternal(seg2))
+	require.NoError(t, h.HideExternal(seg, false))
+	got, off, ok = h.Find(unsafe.Add(s.Base(), 100), 10)
+	require.True(t, ok)
+	require.Equal(t, seg, got)
+	require.Equal(t, uint64(100), off)
+	require.Error(t, h.HideExternal(seg2, true), "only external segments")
+
+	require.NoError(t, h.HideExternal(seg, true))
+	require.NoError(t, h.RemoveExternal(seg), "a hidden segment is removed as any")
 	_, _, ok = h.Find(s.Base(), 1)
 	require.False(t, ok)
 	require.Error(t, h.RemoveExternal(seg))

@@ -105,9 +105,9 @@ extern int csp_go_idup_propose(int parent, int info, uintptr_t *plan, uint64_t *
 extern int csp_go_idup_decide(uintptr_t plan, int newcomm, uint64_t *reduced);
 extern int csp_go_alloc_regist(int info, int *regist);
 extern int csp_go_win_allocate_shared(int64_t size, int64_t disp_unit, int large, int info, int comm,
-                                      void *baseptr, int *win, int *raise);
-extern int csp_go_win_freeing(int win, int *stand_in, void **mem);
-extern void csp_go_win_kept(int win, void *mem);
+                                      int redirect, void *baseptr, int *win, int *raise, int *mappable);
+extern uint64_t csp_go_win_freeing(int win);
+extern void csp_go_win_freed(uint64_t token, int ok);
 extern int csp_go_win_stands_in(int win);
 extern int csp_go_coll_check(int comm, int n);
 

@@ -12,8 +12,11 @@
  * memory, heap memory under a window of MPI_Win_create that stands in for
  * MPI's (MPI_Win_get_attr reports it as MPI_WIN_FLAVOR_SHARED, and
  * MPI_Win_shared_query answers for it as MPICH for private memory).
- * MPI_Win_free unregisters the memfd before MPI unmaps it, and gives heap
- * memory back once MPI has freed the window.
+ * Where the ghosts serve RMA windows (CSP_ASYNC_MODE rma), every shared
+ * window is registered so, and then redirected (internal/user/rma.h).
+ * MPI_Win_free hides the memfd from this process's lookups before MPI
+ * unmaps it, and has the ghost unmap it and gives heap memory back once
+ * MPI has freed the window.
  */
 #include "interpose.h"
 #include "rma.h"
@@ -80,9 +83,17 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large, MPI
     MPI_Comm c = csp_ip_map(comm);
     if (!csp_ip_user)
         return csp_ip_win_allocate_shared(size, disp_unit, large, info, c, baseptr, win);
-    int raise = 0;
-    int code = csp_go_win_allocate_shared(size, disp_unit, large, (int)info, (int)c, baseptr,
-                                          (int *)win, &raise);
+    /* Where the ghosts serve RMA windows, every shared window is registered
+     * (not only with shmbuf_regist=true), so that it can be redirected
+     * (rma.h), also one made with async_config=off, which MPI_Win_set_info
+     * may switch on later. */
+    int raise = 0, mappable = 0;
+    int code = csp_go_win_allocate_shared(size, disp_unit, large, (int)info, (int)c, csp_rma.on,
+                                          baseptr, (int *)win, &raise, &mappable);
+    if (code == MPI_SUCCESS && mappable) {
+        code = csp_rma_share(*(void **)baseptr, size, disp_unit, info, c, *win);
+        raise = code != MPI_SUCCESS;
+    }
     if (raise)
         PMPI_Win_call_errhandler(*win, code);
     return code;
@@ -100,35 +111,43 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     return win_allocate_shared(size, disp_unit, 1, info, comm, baseptr, win);
 }
 
+/* A registered window's memory outlives W's synchronization: this
+ * process stops taking the range for registered memory first (so no
+ * message of another thread can be sent from pages MPICH is about to
+ * unmap), MPICH frees W (after which no origin has an operation on it in
+ * flight, through a ghost or not), and only then the ghost lets go of it
+ * and the heap gets its blocks back. */
 int MPI_Win_free(MPI_Win *win)
 {
     struct csp_rma_win *rw = win ? csp_rma_find(*win) : NULL;
-    if (rw)
+    if (rw && !rw->shared)
         return csp_rma_free(rw, win);
-    if (csp_ip_nwins == 0 || !win)
+    if (!rw && (csp_ip_nwins == 0 || !win))
         return PMPI_Win_free(win);
+    /* (A redirected shared window may have no memory, so no registration.)
+     * Records of W leave the tables before MPICH frees it, since under
+     * MPI_THREAD_MULTIPLE a window made meanwhile may get its handle. */
     MPI_Win w = *win;
-    int stand_in = 0;
-    void *mem = NULL;
-    int code = csp_go_win_freeing((int)w, &stand_in, &mem);
-    if (code != MPI_SUCCESS) {
-        PMPI_Win_call_errhandler(w, code);
-        return code;
+    uint64_t token = csp_go_win_freeing((int)w);
+    if (rw) {
+        int rc0 = csp_rma_unlist(rw);
+        if (rc0 != MPI_SUCCESS) {
+            csp_go_win_freed(token, 0);
+            return rc0;
+        }
     }
     int rc = PMPI_Win_free(win);
-    if (stand_in) {
-        if (rc == MPI_SUCCESS)
-            csp_shared_free(mem); /* MPI is done with it */
-        else
-            csp_go_win_kept((int)w, mem);
-    }
+    csp_go_win_freed(token, rc == MPI_SUCCESS);
+    if (rw)
+        csp_rma_freed(rw, rc == MPI_SUCCESS);
     return rc;
 }
 
 /* The creation flavor of a window that stands in for one of
  * MPI_Win_allocate_shared is MPI_WIN_FLAVOR_SHARED. */
 static const int csp_flavor_shared = MPI_WIN_FLAVOR_SHARED;
-/* A redirected window (rma.h) is MPI_Win_allocate's, over memory of ours. */
+/* A redirected window of MPI_Win_allocate (rma.h) is MPI_Win_allocate's,
+ * over memory of ours (a redirected shared window is the registered one). */
 static const int csp_flavor_allocate = MPI_WIN_FLAVOR_ALLOCATE;
 
 int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
@@ -137,7 +156,9 @@ int MPI_Win_get_attr(MPI_Win win, int keyval, void *val, int *flag)
     if (rc == MPI_SUCCESS && keyval == MPI_WIN_CREATE_FLAVOR && csp_ip_nwins > 0 && *flag &&
         csp_go_win_stands_in((int)win))
         *(const int **)val = &csp_flavor_shared;
-    if (rc == MPI_SUCCESS && keyval == MPI_WIN_CREATE_FLAVOR && *flag && csp_rma_find(win))
+    struct csp_rma_win *rw;
+    if (rc == MPI_SUCCESS && keyval == MPI_WIN_CREATE_FLAVOR && *flag && (rw = csp_rma_find(win)) &&
+        !rw->shared)
         *(const int **)val = &csp_flavor_allocate;
     return rc;
 }

@@ -4,11 +4,13 @@
  * creation here; the operations (MPI_Put ... MPI_Rget_accumulate_c) are
  * generated from mpi.h into zz_wrappers.c by cmd/cspgen.
  *
- * A window not made by our MPI_Win_allocate (MPI_Win_create, dynamic
- * windows, shared windows, or any window while redirection is off) is not
- * in the table: one load (csp_rma.nwins) and the call goes to PMPI as is.
- * Fortran's bindings call MPICH's internals, not these symbols: a Fortran
- * program's windows are MPICH's own, consistently.
+ * A window not made by our MPI_Win_allocate or MPI_Win_allocate_shared
+ * (memory.c: MPI_Win_create, dynamic windows, a shared window that could
+ * not be registered, or any window while redirection is off) is not in the
+ * table: one load (csp_rma.nwins) and the call goes to PMPI as is.
+ * Fortran's `use mpi` and mpif.h bindings call these symbols (their
+ * windows are redirected too); mpi_f08's call PMPI_* directly: a window
+ * made through mpi_f08 is MPICH's own, consistently.
  */
 #include "interpose.h"
 #include "rma.h"
@@ -104,7 +106,8 @@ static void not_redirected(const char *fn)
     PMPI_Comm_rank(csp_ip_world, &rank);
     fprintf(stderr,
             "casperii: rank %d: windows of %s are not redirected (the ghosts map only memory of "
-            "MPI_Win_allocate): RMA on them progresses when the target calls MPI\n",
+            "MPI_Win_allocate and MPI_Win_allocate_shared): RMA on them progresses when the "
+            "target calls MPI\n",
             rank, fn);
 }
 

@@ -69,10 +69,14 @@ import (
 //     a page still backed by MPI's segment).
 //
 // Loads, stores, MPI_Win_shared_query and RMA keep working: MPI's pointers
-// still point at the same addresses, now backed by the memfd. MPI_Win_free
-// unregisters a remapped window's range (the ghost unmaps it) and closes
-// the descriptor, then MPI unmaps its segment, memfd pages included; a
-// stand-in's heap block is freed once MPI has freed the window.
+// still point at the same addresses, now backed by the memfd. Where the
+// ghosts serve RMA windows (CSP_ASYNC_MODE rma), every shared window is
+// registered so, asked or not, and then redirected (memory.c,
+// internal/user/rma.h). MPI_Win_free hides a remapped window's range from
+// this process's lookups, MPI frees the window (synchronizing its
+// processes, so no origin has an operation on it in flight) and unmaps its
+// segment, and only then the ghost unmaps the memfd and the descriptor is
+// closed; a stand-in's heap block is freed once MPI has freed the window.
 type window struct {
 	seg     *shm.Segment   // remapped: this process's descriptor of the memfd (and a second mapping)
 	heapSeg int            // remapped: heap segment index
@@ -80,11 +84,20 @@ type window struct {
 	mem     unsafe.Pointer // stand-in: the heap block under it (nil for a part of 0 bytes)
 }
 
-// windows are the registered windows by handle.
+// windows are the registered windows by handle; freeing those in
+// MPI_Win_free, by token (csp_go_win_freeing).
 var (
-	winMu   sync.Mutex // MPI_THREAD_MULTIPLE: windows may be made and freed on several threads
-	windows = map[int32]*window{}
+	winMu     sync.Mutex // MPI_THREAD_MULTIPLE: windows may be made and freed on several threads
+	windows   = map[int32]*window{}
+	freeing   = map[uint64]freeingWin{}
+	nextToken uint64
 )
+
+// freeingWin is a window in MPI_Win_free, and its handle.
+type freeingWin struct {
+	h int32
+	w *window
+}
 
 // putWindow records a registered window and publishes how many there are,
 // so that MPI_Win_free and MPI_Win_get_attr call into Go only when one may
@@ -113,18 +126,29 @@ type winArgs struct {
 	large          bool // MPI_Win_allocate_shared_c
 	info           mpi.Info
 	comm           mpi.Comm // mapped
+	redirect       bool     // registered to be redirected (rma.h), asked or not
 }
 
+// csp_go_win_allocate_shared makes a shared window for the application.
+// With redirect (the ghosts serve RMA windows: internal/user/rma.h) every
+// window is registered, not only those asked for, so that it can be
+// redirected; *mappable then reports that every process's part is memory
+// its ghost can map (or that the window has no memory anywhere), the same
+// on every process: the caller redirects the window.
+//
 //export csp_go_win_allocate_shared
-func csp_go_win_allocate_shared(size, dispUnit C.int64_t, large, inf, c C.int, baseptr unsafe.Pointer, win, raise *C.int) C.int {
-	a := winArgs{size: int64(size), dispUnit: int64(dispUnit), large: large != 0, info: infoOf(inf), comm: comm(c)}
+func csp_go_win_allocate_shared(size, dispUnit C.int64_t, large, inf, c, redirect C.int, baseptr unsafe.Pointer, win, raise, mappable *C.int) C.int {
+	a := winArgs{size: int64(size), dispUnit: int64(dispUnit), large: large != 0, info: infoOf(inf), comm: comm(c), redirect: redirect != 0}
 	want, herr := core.Current().WindowRegist(a.comm, a.info)
-	w, created, rc := allocateShared(a, want && herr == nil, (*unsafe.Pointer)(baseptr), (*C.MPI_Win)(unsafe.Pointer(win)))
+	w, created, empty, rc := allocateShared(a, (want || a.redirect) && herr == nil, (*unsafe.Pointer)(baseptr), (*C.MPI_Win)(unsafe.Pointer(win)))
 	if w != nil {
 		putWindow(int32(*win), w)
 	}
 	if rc == C.MPI_SUCCESS && herr != nil {
 		rc = C.int(codeOf(herr))
+	}
+	if rc == C.MPI_SUCCESS && a.redirect && (w != nil || empty) {
+		*mappable = 1
 	}
 	if rc != C.MPI_SUCCESS && created {
 		*raise = 1 // our error, on a window that exists: raise it there
@@ -134,40 +158,41 @@ func csp_go_win_allocate_shared(size, dispUnit C.int64_t, large, inf, c C.int, b
 
 // allocateShared makes the window, MPI's or a stand-in, and registers it
 // when want. created reports that *win is a window when rc is an error of
-// ours (MPI raised its own errors already).
-func allocateShared(a winArgs, want bool, baseptr *unsafe.Pointer, win *C.MPI_Win) (w *window, created bool, rc C.int) {
+// ours (MPI raised its own errors already); empty that it is MPI's and has
+// no memory on any process.
+func allocateShared(a winArgs, want bool, baseptr *unsafe.Pointer, win *C.MPI_Win) (w *window, created, empty bool, rc C.int) {
 	if want && a.alone() {
 		// MPI would malloc it: make a stand-in over heap memory at once.
 		if mem := C.csp_shared_alloc(C.size_t(a.size)); mem != nil {
 			if rc := a.createStandIn(mem, baseptr, win); rc != C.MPI_SUCCESS {
 				C.csp_shared_free(mem)
-				return nil, false, rc
+				return nil, false, false, rc
 			}
-			return &window{standIn: true, mem: mem}, true, C.MPI_SUCCESS
+			return &window{standIn: true, mem: mem}, true, false, C.MPI_SUCCESS
 		}
 		// No heap memory: MPI's window, which shareWindow reports.
 	}
 	rc = C.csp_ip_win_allocate_shared(C.MPI_Aint(a.size), C.MPI_Aint(a.dispUnit), boolInt(a.large), C.MPI_Info(a.info.Raw()), C.MPI_Comm(a.comm.Raw()), unsafe.Pointer(baseptr), win)
 	if rc != C.MPI_SUCCESS {
-		return nil, false, rc
+		return nil, false, false, rc
 	}
 	mw := mpi.WinFromRaw(int32(*win))
 	sh, err := shareWindow(mw, a, want)
 	if err != nil {
-		return nil, true, C.int(codeOf(err))
+		return nil, true, false, C.int(codeOf(err))
 	}
 	if !sh.standIn {
-		return sh.remapped, true, C.MPI_SUCCESS
+		return sh.remapped, true, sh.empty, C.MPI_SUCCESS
 	}
 	if err := mw.Free(); err != nil {
 		C.csp_shared_free(sh.mem)
-		return nil, false, C.int(codeOf(err))
+		return nil, false, false, C.int(codeOf(err))
 	}
 	if rc := a.createStandIn(sh.mem, baseptr, win); rc != C.MPI_SUCCESS {
 		C.csp_shared_free(sh.mem)
-		return nil, false, rc
+		return nil, false, false, rc
 	}
-	return &window{standIn: true, mem: sh.mem}, true, C.MPI_SUCCESS
+	return &window{standIn: true, mem: sh.mem}, true, false, C.MPI_SUCCESS
 }
 
 // alone reports that the window has bytes and valid arguments on an
@@ -201,25 +226,52 @@ func boolInt(b bool) C.int {
 	return 0
 }
 
+// csp_go_win_freeing begins MPI_Win_free of a registered window: its
+// record leaves the table (under MPI_THREAD_MULTIPLE a window made while
+// MPI frees this one may get its handle) for the list of windows being
+// freed, under the token returned (0: the window is not registered), and
+// a remapped window's range is hidden from this process's lookups, so no
+// message is sent from pages MPI is about to unmap, while the ghost keeps
+// its mapping (and the RMA window its attachment) until csp_go_win_freed,
+// after MPI's free has synchronized the window's processes: an origin may
+// have an operation on the memory in flight through a ghost until then.
+//
 //export csp_go_win_freeing
-func csp_go_win_freeing(win C.int, standIn *C.int, mem *unsafe.Pointer) C.int {
+func csp_go_win_freeing(win C.int) C.uint64_t {
 	w := takeWindow(int32(win))
-	switch {
-	case w == nil:
-	case w.standIn:
-		*standIn, *mem = 1, w.mem // the caller frees it once MPI has freed the window
-	default:
-		w.close()
+	if w == nil {
+		return 0
 	}
-	return C.MPI_SUCCESS
+	if !w.standIn && w.heapSeg >= 0 {
+		C.csp_shared_hide_external(C.uint32_t(w.heapSeg), 1)
+	}
+	winMu.Lock()
+	defer winMu.Unlock()
+	nextToken++
+	freeing[nextToken] = freeingWin{h: int32(win), w: w}
+	return C.uint64_t(nextToken)
 }
 
-// csp_go_win_kept puts back a stand-in whose MPI_Win_free failed: it is
-// still a window.
+// csp_go_win_freed ends MPI_Win_free: on success (ok) the window releases
+// what it holds of ours; otherwise it is still a window: a remapped range
+// is shown again and the record goes back to the table.
 //
-//export csp_go_win_kept
-func csp_go_win_kept(win C.int, mem unsafe.Pointer) {
-	putWindow(int32(win), &window{standIn: true, mem: mem})
+//export csp_go_win_freed
+func csp_go_win_freed(token C.uint64_t, ok C.int) {
+	winMu.Lock()
+	f, found := freeing[uint64(token)]
+	delete(freeing, uint64(token))
+	winMu.Unlock()
+	switch {
+	case !found:
+	case ok != 0:
+		f.w.close()
+	default:
+		if !f.w.standIn && f.w.heapSeg >= 0 {
+			C.csp_shared_hide_external(C.uint32_t(f.w.heapSeg), 0)
+		}
+		putWindow(f.h, f.w)
+	}
 }
 
 //export csp_go_win_stands_in
@@ -300,6 +352,7 @@ type share struct {
 	remapped *window        // MPI's window, remapped and registered
 	standIn  bool           // replace MPI's window with a stand-in over mem
 	mem      unsafe.Pointer // the stand-in's heap block (nil for a part of 0 bytes)
+	empty    bool           // the window has no memory on any process
 }
 
 // extent is the window's memory as this process sees it.
@@ -429,7 +482,8 @@ func shareWindow(win mpi.Win, a winArgs, want bool) (share, error) {
 	case standIn:
 		return share{standIn: true, mem: own}, nil
 	case !remap:
-		return share{}, reportUnregistered(win, a.comm, rank, size, e.mine, all)
+		empty := all[vNotPriv] == 1 && all[vNotShared] == 1
+		return share{empty: empty}, reportUnregistered(win, a, rank, size, e.mine, all)
 	}
 
 	if rank == 0 {
@@ -447,9 +501,10 @@ func shareWindow(win mpi.Win, a winArgs, want bool) (share, error) {
 }
 
 // reportUnregistered says, once per window (rank 0, CSP_VERBOSE=1), why a
-// window some process asked to register stays as MPI made it, with its
-// bytes over all processes (collective: all reduced the same votes).
-func reportUnregistered(win mpi.Win, comm mpi.Comm, rank, size int, mine int64, all []int32) error {
+// window some process asked to register (or that was to be redirected)
+// stays as MPI made it, with its bytes over all processes (collective:
+// all reduced the same votes).
+func reportUnregistered(win mpi.Win, a winArgs, rank, size int, mine int64, all []int32) error {
 	if all[vNoWant] == 1 || (all[vNotPriv] == 1 && all[vNotShared] == 1) {
 		return nil // nobody asked, or there is no memory
 	}
@@ -461,12 +516,16 @@ func reportUnregistered(win mpi.Win, comm mpi.Comm, rank, size int, mine int64, 
 		why = whyMixed
 	}
 	total := []int64{0}
-	if err := mpi.AllreduceInt64s(comm, []int64{mine}, total, mpi.OpSum); err != nil {
+	if err := mpi.AllreduceInt64s(a.comm, []int64{mine}, total, mpi.OpSum); err != nil {
 		return err
 	}
 	if rank == 0 {
-		core.Current().Verbosef(1, "window %#x (MPI_Win_allocate_shared over %d processes): %d bytes not registered with the ghosts: %s; offloaded operations on them take a bounce copy",
-			uint32(win.Raw()), size, total[0], whyText[why])
+		rma := ""
+		if a.redirect {
+			rma = "RMA on it is not redirected (it progresses when the target calls MPI), and "
+		}
+		core.Current().Verbosef(1, "window %#x (MPI_Win_allocate_shared over %d processes): %d bytes not registered with the ghosts: %s; %soffloaded operations on them take a bounce copy",
+			uint32(win.Raw()), size, total[0], whyText[why], rma)
 	}
 	return nil
 }

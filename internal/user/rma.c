@@ -12,6 +12,7 @@
 #include "user.h"
 
 #include <sched.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,17 +162,20 @@ static int attach(void *p, size_t n, int64_t *gaddr)
     return MPI_SUCCESS;
 }
 
-/* watch asks the ghost to watch (on) or stop watching the lock word at p
- * (internal/ghost/rmaserve.go: a change starts a burst of polling, so an
- * epoch's round trips after its lock do not each wait for a poll). Only
- * steers polling: a failure costs speed, never correctness. Called with
- * csp_u.lock held. */
+/* watch asks the ghost to watch (on) or stop watching the lock word in
+ * the header block at p (internal/ghost/rmaserve.go: a change starts a
+ * burst of polling, so an epoch's round trips after its lock do not each
+ * wait for a poll). Only steers polling: a failure costs speed, never
+ * correctness. */
 static void watch(void *p, int on)
 {
     uint32_t seg;
     uint64_t off;
-    if (csp_heap_find(csp_u.heap, p, sizeof(int64_t), &seg, &off))
+    CSP_LOCK();
+    char *word = (char *)p + offsetof(struct csp_rma_hdr, lock);
+    if (csp_heap_find(csp_u.heap, word, sizeof(int64_t), &seg, &off))
         (void)csp_control_buf(CSP_OP_WIN_WATCH, seg, off, on ? sizeof(int64_t) : 0);
+    CSP_UNLOCK();
 }
 
 /* info_value reads key of info into v (size n); 0 when absent. */
@@ -228,122 +232,211 @@ static void free_record(struct csp_rma_win *w)
     free(w);
 }
 
-int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
-                     void *baseptr, MPI_Win *win, int *done)
+/* redirectable: a window over comm may be redirected here; gives the
+ * group's size and this member's rank. */
+static int redirectable(MPI_Comm comm, int *n, int *me)
 {
-    *done = 0;
     int inter = 0;
-    if (!csp_rma.on || !csp_u.on || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return MPI_SUCCESS; /* MPICH's window (and its errors) */
-    int n, me;
-    if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS)
-        return MPI_SUCCESS;
+    return csp_rma.on && csp_u.on && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
+           PMPI_Comm_size(comm, n) == MPI_SUCCESS && PMPI_Comm_rank(comm, me) == MPI_SUCCESS;
+}
 
-    /* What this member brings: ok, its ghost, the ghost's address of its
-     * memory, size, displacement unit. Whether to redirect is decided
-     * together (one Allgather): a member with bad arguments, the hint
-     * off, or no memory makes every member fall back to MPICH's window,
-     * which then reports the bad arguments as MPICH does. */
-    int hint = csp_rma_hint(info, NULL);
-    int64_t mine[6] = {0, csp_u.ghost_wrank, 0, size, disp_unit,
-                       hint == CSP_RMA_HINT_OFF || (hint == CSP_RMA_HINT_UNSET && csp_rma.default_off)};
-    void *block = NULL;
-    if (size >= 0 && disp_unit > 0 && hint != CSP_RMA_HINT_BAD && (uint64_t)size < ((uint64_t)1 << 46)) {
-        CSP_LOCK();
-        block = csp_heap_alloc(csp_u.heap, (size_t)size + CSP_RMA_HDR);
-        if (block) {
-            memset(block, 0, CSP_RMA_HDR);
-            if (attach(block, (size_t)size + CSP_RMA_HDR, &mine[2]) == MPI_SUCCESS) {
-                mine[0] = 1;
-                mine[2] += CSP_RMA_HDR;
-                watch(block, 1);
-            }
-        }
-        CSP_UNLOCK();
+/* What each member brings to enroll. */
+enum { E_OK, E_OFF, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_N };
+
+/* enroll decides together (one Allgather over comm) whether to redirect
+ * the window: every member brings ok (its memory and header are attached),
+ * off (the window starts on MPICH's path: async_config=off, or unset
+ * under CSP_ASYNC_CONFIG=off) and what the others need to reach it (me).
+ * A member that cannot makes every member keep MPICH's window. On
+ * agreement *out is the new record (not yet in the table); otherwise
+ * NULL, and the return is MPI_SUCCESS unless the Allgather failed, or
+ * MPI_ERR_NO_MEM when the record could not be made after the members
+ * agreed (every member sees the same votes; only that could split them,
+ * and it ends the job as MPICH would). */
+static int enroll(MPI_Comm comm, int n, int me, int ok, int hint, const struct csp_rma_target *mine,
+                  struct csp_rma_win **out)
+{
+    *out = NULL;
+    int64_t v[E_N] = {ok, hint == CSP_RMA_HINT_OFF || (hint == CSP_RMA_HINT_UNSET && csp_rma.default_off),
+                      mine->ghost, mine->gbase, mine->size, mine->disp_unit, mine->glock};
+    int64_t *all = malloc(sizeof(int64_t) * E_N * (size_t)n);
+    int rc = all ? PMPI_Allgather(v, E_N, MPI_INT64_T, all, E_N, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
+    int agreed = rc == MPI_SUCCESS, off = 0;
+    for (int i = 0; agreed && i < n; i++) {
+        agreed = all[E_N * i + E_OK] == 1;
+        off |= all[E_N * i + E_OFF] != 0;
     }
-    int64_t *all = malloc(sizeof(int64_t) * 6 * (size_t)n);
-    int rc = all ? PMPI_Allgather(mine, 6, MPI_INT64_T, all, 6, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
-    int ok = rc == MPI_SUCCESS, off = 0;
-    for (int i = 0; ok && i < n; i++) {
-        ok = all[6 * i] == 1;
-        off |= all[6 * i + 5] != 0;
-    }
-    struct csp_rma_win *w = ok ? calloc(1, sizeof *w) : NULL;
+    struct csp_rma_win *w = agreed ? calloc(1, sizeof *w) : NULL;
     if (w) {
         w->t = malloc(sizeof(struct csp_rma_target) * (size_t)n);
         w->held = calloc((size_t)n, 1);
         w->access = calloc((size_t)n, 1);
     }
     if (!w || !w->t || !w->held || !w->access) {
-        /* Every member sees the same votes; only an allocation failure
-         * here could split them, and it ends the job as MPICH would. */
         if (w)
             free_record(w);
         free(all);
-        if (block) {
-            CSP_LOCK();
-            if (mine[0])
-                watch(block, 0);
-            csp_heap_free(csp_u.heap, block);
-            CSP_UNLOCK();
-        }
-        if (ok)
-            return MPI_ERR_NO_MEM;
-        return rc == MPI_SUCCESS ? MPI_SUCCESS : rc;
+        return agreed ? MPI_ERR_NO_MEM : rc;
     }
     for (int i = 0; i < n; i++) {
-        w->t[i].ghost = all[6 * i + 1];
-        w->t[i].gbase = all[6 * i + 2];
-        w->t[i].size = all[6 * i + 3];
-        w->t[i].disp_unit = all[6 * i + 4];
+        const int64_t *a = &all[E_N * i];
+        w->t[i] = (struct csp_rma_target){.ghost = a[E_GHOST], .gbase = a[E_GBASE], .size = a[E_SIZE],
+                                          .disp_unit = a[E_UNIT], .glock = a[E_GLOCK]};
     }
     free(all);
+    w->direct = off; /* async_config=off: MPICH's path until switched on */
+    w->hinted = hint != CSP_RMA_HINT_UNSET;
+    w->pending = -1;
+    w->size = n;
+    w->rank = me;
+    *out = w;
+    return MPI_SUCCESS;
+}
+
+static void heap_free_locked(void *p)
+{
+    if (!p)
+        return;
+    CSP_LOCK();
+    csp_heap_free(csp_u.heap, p);
+    CSP_UNLOCK();
+}
+
+int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
+                     void *baseptr, MPI_Win *win, int *done)
+{
+    *done = 0;
+    int n, me;
+    if (!redirectable(comm, &n, &me))
+        return MPI_SUCCESS; /* MPICH's window (and its errors) */
+
+    /* A member with bad arguments, a bad hint or no memory makes every
+     * member fall back to MPICH's window, which then reports the bad
+     * arguments as MPICH does. */
+    int hint = csp_rma_hint(info, NULL), ok = 0;
+    struct csp_rma_target mine = {.ghost = csp_u.ghost_wrank, .size = size, .disp_unit = disp_unit};
+    void *block = NULL;
+    if (size >= 0 && disp_unit > 0 && hint != CSP_RMA_HINT_BAD && (uint64_t)size < ((uint64_t)1 << 46)) {
+        CSP_LOCK();
+        block = csp_heap_alloc(csp_u.heap, (size_t)size + CSP_RMA_HDR);
+        if (block) {
+            memset(block, 0, CSP_RMA_HDR);
+            if (attach(block, (size_t)size + CSP_RMA_HDR, &mine.glock) == MPI_SUCCESS) {
+                ok = 1;
+                mine.gbase = mine.glock + CSP_RMA_HDR;
+            }
+        }
+        CSP_UNLOCK();
+    }
+    struct csp_rma_win *w;
+    int rc = enroll(comm, n, me, ok, hint, &mine, &w);
+    if (!w) {
+        heap_free_locked(block);
+        return rc;
+    }
     char *base = (char *)block + CSP_RMA_HDR;
     rc = large ? PMPI_Win_create_c(base, size, disp_unit, info, comm, win)
                : PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
     *done = 1;
     if (rc != MPI_SUCCESS) {
         free_record(w);
-        CSP_LOCK();
-        watch(block, 0);
-        csp_heap_free(csp_u.heap, block);
-        CSP_UNLOCK();
+        heap_free_locked(block);
         return rc;
     }
     w->win = *win;
-    w->direct = off; /* async_config=off: MPICH's path until switched on */
-    w->pending = -1;
-    w->size = n;
-    w->rank = me;
     w->block = block;
+    watch(block, 1);
     insert(w);
     csp_rma.n_wins++;
     *(void **)baseptr = base;
     return MPI_SUCCESS;
 }
 
-int csp_rma_free(struct csp_rma_win *w, MPI_Win *win)
+int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                  MPI_Win win)
 {
-    /* Lock words given back without waiting (release) complete first;
-     * then MPICH checks the epochs (W holds the mirror of every lock) and
-     * synchronizes the members: after it, no origin has an operation on
-     * this memory in flight. */
+    int n, me;
+    if (!redirectable(comm, &n, &me))
+        return MPI_SUCCESS;
+    /* The header is a heap block of its own; the memory is attached where
+     * the registration put it (a member of 0 bytes has none: its gbase is
+     * its header's, and the range check keeps every byte off it). */
+    int hint = csp_rma_hint(info, NULL), ok = 0;
+    struct csp_rma_target mine = {.ghost = csp_u.ghost_wrank, .size = size, .disp_unit = disp_unit};
+    void *block = NULL;
+    if (hint != CSP_RMA_HINT_BAD) {
+        CSP_LOCK();
+        block = csp_heap_alloc(csp_u.heap, CSP_RMA_HDR);
+        if (block) {
+            memset(block, 0, CSP_RMA_HDR);
+            ok = attach(block, CSP_RMA_HDR, &mine.glock) == MPI_SUCCESS &&
+                 (size == 0 || attach(base, (size_t)size, &mine.gbase) == MPI_SUCCESS);
+            if (size == 0)
+                mine.gbase = mine.glock;
+        }
+        CSP_UNLOCK();
+    }
+    struct csp_rma_win *w;
+    int rc = enroll(comm, n, me, ok, hint, &mine, &w);
+    if (!w) {
+        heap_free_locked(block);
+        /* Said by each member that could not (a bad hint, by rank 0). */
+        if (rc == MPI_SUCCESS && !ok && csp_rma.verbose >= 1 && (hint != CSP_RMA_HINT_BAD || me == 0))
+            fprintf(stderr,
+                    "casperii: window 0x%x (MPI_Win_allocate_shared): not redirected: %s; RMA on it "
+                    "progresses when the target calls MPI\n",
+                    (unsigned)win,
+                    hint == CSP_RMA_HINT_BAD ? "async_config must be on, off or auto"
+                                             : "this process could not give its ghost a header for the lock word");
+        return rc;
+    }
+    w->win = win;
+    w->block = block;
+    w->shared = 1;
+    watch(block, 1);
+    insert(w);
+    csp_rma.n_wins++;
+    return MPI_SUCCESS;
+}
+
+int csp_rma_unlist(struct csp_rma_win *w)
+{
+    /* Lock words this origin gave back without waiting (release) reach
+     * their targets before any member can let the memory go. */
     if (w->released) {
         int rc = gflush_all();
         if (rc != MPI_SUCCESS)
             return csp_rma_raise_rc(w, "MPI_Win_free", rc);
         w->released = 0;
     }
-    int rc = PMPI_Win_free(win);
+    unlink_win(w);
+    return MPI_SUCCESS;
+}
+
+void csp_rma_freed(struct csp_rma_win *w, int ok)
+{
+    if (!ok) {
+        insert(w); /* still a window */
+        return;
+    }
+    if (w->block)
+        watch(w->block, 0);
+    heap_free_locked(w->block);
+    free_record(w);
+}
+
+int csp_rma_free(struct csp_rma_win *w, MPI_Win *win)
+{
+    /* MPICH checks the epochs (W holds the mirror of every lock) and
+     * synchronizes the members: after it, no origin has an operation on
+     * this memory in flight. */
+    int rc = csp_rma_unlist(w);
     if (rc != MPI_SUCCESS)
         return rc;
-    unlink_win(w);
-    CSP_LOCK();
-    watch(w->block, 0);
-    csp_heap_free(csp_u.heap, w->block);
-    CSP_UNLOCK();
-    free_record(w);
-    return MPI_SUCCESS;
+    rc = PMPI_Win_free(win);
+    csp_rma_freed(w, rc == MPI_SUCCESS);
+    return rc;
 }
 
 /* ---- operations ---- */
@@ -418,7 +511,7 @@ static void lock_backoff(int *n)
 static MPI_Aint lockword(const struct csp_rma_win *w, int rank)
 {
     gate((int)w->t[rank].ghost);
-    return (MPI_Aint)(w->t[rank].gbase - CSP_RMA_HDR);
+    return (MPI_Aint)(w->t[rank].glock + (int64_t)offsetof(struct csp_rma_hdr, lock));
 }
 
 /* fop adds add to rank's lock word and gives the old value, completed. */
@@ -644,6 +737,7 @@ int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
     int rc = PMPI_Win_set_info(w->win, info);
     if (rc != MPI_SUCCESS || hint == CSP_RMA_HINT_UNSET)
         return rc;
+    w->hinted = 1;
     /* MPI_Win_set_info is collective: every member asks the same. The
      * switch waits for the next fence, where no origin of the window has
      * an epoch open (its synchronization orders every member's operations
@@ -663,7 +757,7 @@ int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
 int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info)
 {
     int rc = PMPI_Win_get_info(w->win, info);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && (!w->shared || w->hinted))
         rc = PMPI_Info_set(*info, "async_config", w->direct ? "off" : "on");
     return rc;
 }

@@ -51,3 +51,11 @@ int csp_shared_remove_external(uint32_t seg)
     CSP_UNLOCK();
     return rc;
 }
+
+int csp_shared_hide_external(uint32_t seg, int hide)
+{
+    CSP_LOCK();
+    int rc = csp_heap_hide_external(csp_u.heap, seg, hide);
+    CSP_UNLOCK();
+    return rc;
+}

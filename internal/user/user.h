@@ -410,6 +410,9 @@ int csp_shared_free_locked(void *p);
  * it at once: 0, or -1. */
 int csp_shared_add_external(int fd, void *base, uint64_t size);
 int csp_shared_remove_external(uint32_t seg);
+/* Hide an external segment from this process's lookups, or show it again
+ * (csp_heap_hide_external); the ghost keeps its mapping. */
+int csp_shared_hide_external(uint32_t seg, int hide);
 
 /* ---- datatypes (dtype.c; the rest: dtype.h) ---- */
 /* PMPI_Pack / PMPI_Unpack over MPI_COMM_SELF, from or into MPI_BOTTOM

@@ -1,13 +1,18 @@
 /*
- * ip_rma.c: one-sided communication on MPI_Win_allocate windows, every
+ * ip_rma.c: one-sided communication on MPI_Win_allocate windows (or, with
+ * "shared" after the mode, MPI_Win_allocate_shared windows; "noncontig":
+ * the same with alloc_shared_noncontig=true), every
  * operation and synchronization mode, checked against what MPI promises.
  * Each check prints "result name=<check> ok=0|1" (rank 0 gathers); the
  * values each rank sees print as "value ..." lines, which must be the
  * same under plain MPICH and under CasperII.
  *
- *   ip_rma ops     every operation and epoch kind
+ *   ip_rma ops     every operation and epoch kind (shared: also loads and
+ *                  stores across the node, MPI_Win_shared_query of every
+ *                  rank)
  *   ip_rma errors  bad input, under MPI_ERRORS_RETURN: the error class
- *   ip_rma churn   1000 windows created and freed
+ *   ip_rma churn   1000 windows created and freed (shared: 300, every
+ *                  other one over MPI_COMM_SELF)
  *   ip_rma hintoff a window with async_config=off, and one of MPI_Win_create
  *   ip_rma fatal   a put outside the window under MPI_ERRORS_ARE_FATAL
  *   ip_rma window  one window, made and freed
@@ -19,6 +24,8 @@
  *                  flush, unlock) on rank 1 while rank 1 computes MS ms
  *                  without calling MPI; then an exclusive epoch and the
  *                  window's free right after its unlock
+ *   ip_rma self    (shared only) a window over MPI_COMM_SELF per rank:
+ *                  every epoch kind and operation on oneself
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -26,6 +33,36 @@
 #include <string.h>
 
 static int rank, size;
+/* "shared": windows of MPI_Win_allocate_shared (1); "noncontig": the
+ * same with alloc_shared_noncontig=true (2). */
+static int shared_win;
+
+/* A window of the flavor under test. */
+static void alloc_win(MPI_Aint bytes, int du, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *w)
+{
+    if (!shared_win) {
+        MPI_Win_allocate(bytes, du, info, comm, base, w);
+        return;
+    }
+    MPI_Info inf = info;
+    if (shared_win == 2) {
+        if (info == MPI_INFO_NULL)
+            MPI_Info_create(&inf);
+        else
+            MPI_Info_dup(info, &inf);
+        MPI_Info_set(inf, "alloc_shared_noncontig", "true");
+    }
+    MPI_Win_allocate_shared(bytes, du, inf, comm, base, w);
+    if (inf != info)
+        MPI_Info_free(&inf);
+}
+
+static int flavor_ok(MPI_Win w)
+{
+    int *flavor, flag;
+    MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+    return flag && *flavor == (shared_win ? MPI_WIN_FLAVOR_SHARED : MPI_WIN_FLAVOR_ALLOCATE);
+}
 
 static void result(const char *name, int ok)
 {
@@ -42,7 +79,7 @@ static MPI_Win make(long **base)
 {
     MPI_Win w;
     MPI_Aint bytes = SLOTS * sizeof(long) + MAT * MAT * sizeof(int);
-    MPI_Win_allocate(bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, base, &w);
+    alloc_win(bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, base, &w);
     memset(*base, 0, bytes);
     MPI_Barrier(MPI_COMM_WORLD);
     return w;
@@ -50,13 +87,11 @@ static MPI_Win make(long **base)
 
 static void attrs(MPI_Win w, long *base)
 {
-    int *flavor, *model, flag;
+    int *model, flag;
     void *b;
     MPI_Aint *sz;
     int *du;
-    int ok = 1;
-    MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
-    ok &= flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    int ok = flavor_ok(w);
     MPI_Win_get_attr(w, MPI_WIN_MODEL, &model, &flag);
     ok &= flag && *model == MPI_WIN_UNIFIED;
     MPI_Win_get_attr(w, MPI_WIN_BASE, &b, &flag);
@@ -310,6 +345,123 @@ static void local_access(MPI_Win w, long *base)
     result("local_access", got == 77 + peer);
 }
 
+/* The part of rank p of a shared window, from MPI_Win_shared_query. */
+static long *part_of(MPI_Win w, int p, MPI_Aint *sz, int *du)
+{
+    long *q = NULL;
+    MPI_Win_shared_query(w, p, sz, du, &q);
+    return q;
+}
+
+static void shared_memory(MPI_Win w, long *base)
+{
+    /* MPI_Win_shared_query of every rank: size, unit, where (in longs from
+     * rank 0's part: the same layout as plain MPICH's). */
+    long *first = part_of(w, 0, &(MPI_Aint){0}, &(int){0});
+    int ok = 1;
+    for (int p = 0; p < size; p++) {
+        MPI_Aint sz;
+        int du;
+        long *q = part_of(w, p, &sz, &du);
+        ok &= sz == (MPI_Aint)(SLOTS * sizeof(long) + MAT * MAT * sizeof(int)) && du == (int)sizeof(long);
+        ok &= p != rank || q == base;
+        printf("value rank=%d query%d=%ld/%d/%ld\n", rank, p, (long)sz, du, (long)(q - first));
+    }
+    result("shared_query", ok);
+
+    /* Stores to one's own part, seen by every rank's loads after
+     * MPI_Win_sync and a barrier (the unified model's rule). */
+    int peer = (rank + 1) % size, from = (rank + size - 1) % size;
+    MPI_Win_lock_all(0, w);
+    base[52] = 300 + rank;
+    MPI_Win_sync(w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(w);
+    ok = 1;
+    for (int p = 0; p < size; p++)
+        ok &= part_of(w, p, &(MPI_Aint){0}, &(int){0})[52] == 300 + p;
+    result("shared_stores", ok);
+
+    /* An MPI_Put, loaded by every rank once the origin's epoch is over. */
+    long v = 400 + rank;
+    MPI_Put(&v, 1, MPI_LONG, peer, 53, 1, MPI_LONG, w);
+    MPI_Win_flush(peer, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(w);
+    ok = base[53] == 400 + from;
+    for (int p = 0; p < size; p++)
+        ok &= part_of(w, p, &(MPI_Aint){0}, &(int){0})[53] == 400 + (p + size - 1) % size;
+    result("shared_put_load", ok);
+    printf("value rank=%d put_load=%ld\n", rank, base[53]);
+
+    /* A store into the next rank's part, read back with MPI_Get by
+     * every rank from every rank. */
+    part_of(w, peer, &(MPI_Aint){0}, &(int){0})[54] = 500 + rank;
+    MPI_Win_sync(w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(w);
+    long got[64];
+    for (int p = 0; p < size; p++)
+        MPI_Get(&got[p], 1, MPI_LONG, p, 54, 1, MPI_LONG, w);
+    MPI_Win_flush_all(w);
+    MPI_Win_unlock_all(w);
+    ok = 1;
+    for (int p = 0; p < size; p++)
+        ok &= got[p] == 500 + (p + size - 1) % size;
+    result("shared_store_get", ok);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A window over MPI_COMM_SELF: this rank is its only target. */
+static void self_window(void)
+{
+    long *base;
+    MPI_Win w;
+    MPI_Aint bytes = 16 * sizeof(long);
+    MPI_Win_allocate_shared(bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_SELF, &base, &w);
+    memset(base, 0, bytes);
+    int ok = flavor_ok(w);
+    MPI_Aint sz;
+    int du;
+    ok &= part_of(w, 0, &sz, &du) == base && sz == bytes && du == (int)sizeof(long);
+    long v = 10 + rank, got = -1, one = 1, old = -1, cmp = 0, swap = 7;
+    MPI_Win_fence(0, w);
+    MPI_Put(&v, 1, MPI_LONG, 0, 1, 1, MPI_LONG, w);
+    MPI_Win_fence(0, w);
+    MPI_Get(&got, 1, MPI_LONG, 0, 1, 1, MPI_LONG, w);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+    ok &= got == 10 + rank && base[1] == 10 + rank;
+    for (int i = 0; i < 5; i++) {
+        MPI_Win_lock(i % 2 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, 0, 0, w);
+        MPI_Accumulate(&one, 1, MPI_LONG, 0, 2, 1, MPI_LONG, MPI_SUM, w);
+        MPI_Win_unlock(0, w);
+    }
+    MPI_Win_lock_all(0, w);
+    MPI_Fetch_and_op(&one, &old, MPI_LONG, 0, 2, MPI_SUM, w);
+    MPI_Compare_and_swap(&swap, &cmp, &got, MPI_LONG, 0, 3, w);
+    MPI_Win_flush(0, w);
+    MPI_Win_unlock_all(w);
+    ok &= old == 5 && got == 0 && base[2] == 6 && base[3] == 7;
+    MPI_Group self, wg;
+    MPI_Win_get_group(w, &wg);
+    MPI_Comm_group(MPI_COMM_SELF, &self);
+    MPI_Win_post(self, 0, w);
+    MPI_Win_start(self, 0, w);
+    v = 99;
+    MPI_Put(&v, 1, MPI_LONG, 0, 4, 1, MPI_LONG, w);
+    MPI_Win_complete(w);
+    MPI_Win_wait(w);
+    ok &= base[4] == 99;
+    int cmpg;
+    MPI_Group_compare(wg, self, &cmpg);
+    ok &= cmpg == MPI_IDENT;
+    MPI_Group_free(&self);
+    MPI_Group_free(&wg);
+    printf("value rank=%d self=%ld,%ld,%ld,%ld,%ld\n", rank, base[1], base[2], base[3], base[4], old);
+    MPI_Win_free(&w);
+    result("self", ok);
+}
+
 static int check_err(const char *name, int rc, int want)
 {
     int cls = -1;
@@ -358,15 +510,16 @@ static void range(void)
 
 static void churn(void)
 {
-    int ok = 1;
-    for (int i = 0; i < 1000; i++) {
+    int ok = 1, n = shared_win ? 300 : 1000;
+    for (int i = 0; i < n; i++) {
         long *base;
         MPI_Win w;
-        MPI_Win_allocate((MPI_Aint)((i % 7) * 1024 + 8), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+        MPI_Comm c = shared_win && i % 2 ? MPI_COMM_SELF : MPI_COMM_WORLD;
+        alloc_win((MPI_Aint)((i % 7) * 1024 + 8), 8, MPI_INFO_NULL, c, &base, &w);
         base[0] = i;
         MPI_Win_fence(0, w);
         long got = -1;
-        MPI_Get(&got, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, w);
+        MPI_Get(&got, 1, MPI_LONG, c == MPI_COMM_SELF ? 0 : (rank + 1) % size, 0, 1, MPI_LONG, w);
         MPI_Win_fence(0, w);
         ok &= got == i;
         MPI_Win_free(&w);
@@ -381,7 +534,7 @@ static void hintoff(void)
     MPI_Info_set(info, "async_config", "off");
     long *base, mem[8] = {0};
     MPI_Win w, c;
-    MPI_Win_allocate(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
+    alloc_win(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
     MPI_Info_free(&info);
     MPI_Win_create(mem, sizeof mem, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &c);
     int ok = 1;
@@ -396,9 +549,7 @@ static void hintoff(void)
         MPI_Win_fence(0, wins[k]);
         ok &= got == 10 * k + peer;
     }
-    int *flavor, flag;
-    MPI_Win_get_attr(w, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
-    ok &= flag && *flavor == MPI_WIN_FLAVOR_ALLOCATE;
+    ok &= flavor_ok(w);
     MPI_Win_free(&w);
     MPI_Win_free(&c);
     result("hintoff", ok);
@@ -424,7 +575,7 @@ static void switching(void)
     MPI_Info_set(info, "async_config", "off");
     long *base;
     MPI_Win w;
-    MPI_Win_allocate(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
+    alloc_win(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
     memset(base, 0, 8 * sizeof(long));
     int peer = (rank + 1) % size, from = (rank + size - 1) % size, ok = 1;
     info_of(w, 0);
@@ -525,6 +676,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "ops";
+    if (argc > 2)
+        shared_win = strcmp(argv[2], "shared") == 0 ? 1 : strcmp(argv[2], "noncontig") == 0 ? 2 : 0;
     if (strcmp(mode, "ops") == 0) {
         long *base;
         MPI_Win w = make(&base);
@@ -539,6 +692,8 @@ int main(int argc, char **argv)
         strided(w, base);
         flushes(w, base);
         local_access(w, base);
+        if (shared_win)
+            shared_memory(w, base);
         MPI_Win_free(&w);
     } else if (strcmp(mode, "errors") == 0) {
         errors();
@@ -561,6 +716,8 @@ int main(int argc, char **argv)
         switching();
     } else if (strcmp(mode, "serve") == 0) {
         serve(argc > 2 ? atof(argv[2]) : 300);
+    } else if (strcmp(mode, "self") == 0) {
+        self_window();
     }
     MPI_Finalize();
     return 0;
