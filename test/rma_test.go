@@ -290,13 +290,16 @@ func TestRMAServe(t *testing.T) {
 		name   string
 		l      Layout
 		launch []string
+		flavor string
 		ghost  int    // world rank of the target's ghost
 		how    string // the ghost's CSP_VERBOSE=2 line, or its start
 		alone  bool
 	}{
-		{"shared-core", Layout{N: 4, NodeSize: 2}, nil, 2,
+		{"shared-core", Layout{N: 4, NodeSize: 2}, nil, "allocate", 2,
 			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false},
-		{"ghost-alone", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, 0,
+		{"shared-core-shared-window", Layout{N: 4, NodeSize: 2}, nil, "shared", 2,
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false},
+		{"ghost-alone", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, "allocate", 0,
 			"ghost 0: serving windows, polls MPI on every round (", true},
 	}
 	for _, c := range cases {
@@ -304,7 +307,7 @@ func TestRMAServe(t *testing.T) {
 			if runtime.NumCPU() < 2 || (!c.alone && runtime.NumCPU() >= c.l.N) {
 				t.Skipf("needs 2 to %d CPUs, this host has %d", c.l.N-1, runtime.NumCPU())
 			}
-			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: []string{"serve", "300"}, Preload: true,
+			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: append(rmaArgs("serve", c.flavor), "300"), Preload: true,
 				Env: []string{"CSP_VERBOSE=2", "CSP_STATS=1", "CSP_ASYNC_MODE=rma|pt2pt"}})
 			ipRequireResults(t, res, 2)
 			require.Contains(t, res.Stdout, "value rank=1 served=200")
@@ -317,6 +320,7 @@ func TestRMAServe(t *testing.T) {
 				require.GreaterOrEqual(t, g["RMABursts"], int64(1), "the lock words started bursts: %v", g)
 			}
 			for _, s := range ipRequireStats(t, res, c.l.Users()) {
+				require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
 				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
 			}
 		})

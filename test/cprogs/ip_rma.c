@@ -20,8 +20,9 @@
  *   ip_rma switch  async_config off, then on at a fence, then off at once
  *                  (symmetric=true): exactly 6 operations per rank take
  *                  the ghosts' path
- *   ip_rma serve MS  rank 0 runs 200 epochs (shared lock, accumulate,
- *                  flush, unlock) on rank 1 while rank 1 computes MS ms
+ *   ip_rma serve [flavor [MS]]  rank 0 runs 200 epochs (shared lock,
+ *                  accumulate, flush, unlock) on rank 1 while rank 1
+ *                  computes MS ms (300)
  *                  without calling MPI; then an exclusive epoch and the
  *                  window's free right after its unlock
  *   ip_rma self    (shared only) a window over MPI_COMM_SELF per rank:
@@ -715,7 +716,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "switch") == 0) {
         switching();
     } else if (strcmp(mode, "serve") == 0) {
-        serve(argc > 2 ? atof(argv[2]) : 300);
+        serve(argc > 3 ? atof(argv[3]) : 300);
     } else if (strcmp(mode, "self") == 0) {
         self_window();
     }
