@@ -127,6 +127,10 @@ _Static_assert(sizeof(struct csp_ghost_hdr) == 192, "ghost header is three lines
  * orders both sides and the user needs only a compiler barrier. The first
  * user to see parked takes it down and rings; later posts, until the ghost
  * parks again, see it down and make no system call.
+ * One bounded exception: a ghost polling redirected windows parks for at
+ * most its poll interval (internal/ghost/rmaserve.go) and skips the
+ * membarrier there, so a cell published in the race may wait for the end
+ * of that sleep (at most CSP_RMA_POLL_US) instead of a ring.
  */
 
 /* csp_ghost_unpark is the user's half, called after publishing on its
