@@ -114,6 +114,9 @@ func Parse(r io.Reader) (*Table, error) {
 			continue
 		}
 		f := strings.Fields(trimmed)
+		if len(f) == 0 { // only other white space ("\f"): blank
+			continue
+		}
 		if f[0] != "size" {
 			fail(n, "unknown line %q; want %q or a # comment", clip(trimmed), "size <bytes> <direct_us> <offload_us>")
 			continue
