@@ -28,6 +28,16 @@
  * Operations on one window to one target all go to the same ghost (the
  * one serving that user), so MPI's ordering and atomicity of accumulates
  * hold with several ghosts per node.
+ *
+ * A window is redirected or direct (every call to W as is) as a whole,
+ * and only changes between the same two epochs of every member: at a
+ * fence, or at MPI_Win_set_info(symmetric=true) where no member has an
+ * epoch open (checked in one Allreduce). The application asks for it
+ * (async_config=on|off), or the members choose from their self-profile
+ * (async_config=auto, rmaauto.c). epoch_type (Casper's epochs_used,
+ * rmahint.c) restricts the epoch kinds; it changes at the same points, so
+ * while any member has an epoch open the set is fixed, which is what lets
+ * lock_all skip the lock words on a window without lock.
  */
 #ifndef CASPERII_RMA_H
 #define CASPERII_RMA_H
