@@ -18,6 +18,9 @@
  *   ip_rma epochs  epoch_type: bad values (MPI_ERR_INFO_VALUE and its
  *                  line), epochs it excludes (MPI_ERR_RMA_SYNC and its
  *                  line), what MPI_Win_get_info reports (CasperII only)
+ *   ip_rma fatalhint, fatalepoch
+ *                  a bad epoch_type, an epoch it excludes, under the default
+ *                  fatal handlers: the job ends with one line
  *   ip_rma lockall hint|none
  *                  lock_all epochs (put, accumulate, get, flush) on a
  *                  window with epoch_type=lockall or without it; rank 0
@@ -609,6 +612,21 @@ static void epochs(void)
     result("epochs", ok);
 }
 
+/* Under the default fatal handlers: a bad epoch_type (fatalhint) or an
+ * epoch it excludes (fatalepoch) ends the job with one line. */
+static void fatal_epochs(int hint)
+{
+    long *base;
+    int rc;
+    MPI_Win w = hinted("epoch_type", hint ? "lockall,everything" : "lockall", &base, &rc);
+    if (!hint) {
+        MPI_Win_set_errhandler(w, MPI_ERRORS_ARE_FATAL);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+    }
+    result("fatal_not_reached", 0);
+    MPI_Win_free(&w);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -820,6 +838,8 @@ int main(int argc, char **argv)
         result("window", 1);
     } else if (strcmp(mode, "switch") == 0) {
         switching();
+    } else if (strcmp(mode, "fatalhint") == 0 || strcmp(mode, "fatalepoch") == 0) {
+        fatal_epochs(strcmp(mode, "fatalhint") == 0);
     } else if (strcmp(mode, "epochs") == 0) {
         epochs();
     } else if (strcmp(mode, "lockall") == 0) {
