@@ -134,6 +134,10 @@ func TestIssue16JobCommands(t *testing.T) {
 	assert.Equal(t, "mpiexec -n 2 -genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self /c/osub-rma -s 8192 -c idle -t -b 50 -m 4 -i 1000 -w flush -u 20000", cmd(RMA, "mpi", idle, DefaultLayout))
 	assert.Equal(t, "mpiexec -n 6 -genv CSP_NODE_SIZE 3 -genv CSP_NG 1 -genv CSP_STATS 1 -genv CSP_ASYNC_MODE 'rma|pt2pt' -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 5 -i 1000 -w ga -q 100", cmd(RMAGA, "cspii", busy, DefaultGALayout),
 		"rma-ga: the framework's minimum, user 0's slice")
+	// --rma-sync fence: fences as the safe points of cspii-auto (CSP_ASYNC_CONFIG=auto).
+	r.Cfg.RMASync = "fence"
+	assert.Equal(t, ghosts+"-genv CSP_ASYNC_CONFIG auto -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -H none -w fence -u 20000", cmd(RMA, "cspii-auto", busy, DefaultLayout))
+	r.Cfg.RMASync = ""
 	r.Cfg.RMAComputeUs, r.Cfg.GASliceUs, r.Cfg.RMAMinIters = 5000, 30, 2
 	assert.True(t, strings.HasSuffix(cmd(RMA, "mpi", busy, DefaultLayout), " -m 2 -i 1000 -w flush -u 5000"), cmd(RMA, "mpi", busy, DefaultLayout))
 	assert.True(t, strings.HasSuffix(cmd(RMAGA, "mpi", busy, DefaultGALayout), " -w ga -q 30"))

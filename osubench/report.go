@@ -406,6 +406,9 @@ func WriteChecks(w io.Writer, br *BenchResult) {
 				t := SumStats(stats)
 				line += fmt.Sprintf("; CSP_STATS rep 1, all users: rma_windows=%d rma_redirected=%d rma_lock_retries=%d isend_offloaded=%d",
 					t["rma_windows"], t["rma_redirected"], t["rma_lock_retries"], t["isend_offloaded"])
+				if m.AsyncConfig == "auto" {
+					line += fmt.Sprintf(" rma_switches=%d rma_agreements=%d", t["rma_switches"], t["rma_agreements"])
+				}
 				line += rmaCheck(m, t)
 			} else {
 				t := SumStats(stats)
@@ -435,6 +438,8 @@ func rmaCheck(m Mode, t CSPStats) string {
 		return "  (windows MPICH's, as the mode asks)"
 	case t["rma_windows"] == 0:
 		return "  <- NO WINDOW REDIRECTED"
+	case t["rma_redirected"] == 0 && m.AsyncConfig == "auto":
+		return "  (auto: the windows stayed on MPICH's path)"
 	case t["rma_redirected"] == 0:
 		return "  <- NOT REDIRECTED"
 	}

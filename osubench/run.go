@@ -65,6 +65,10 @@ type Config struct {
 	RMAComputeUs float64
 	GASliceUs    float64
 	RMAMinIters  int
+	// RMASync is rma's first synchronization of each epoch: "barrier"
+	// (MPI_Barrier, the default) or "fence" (MPI_Win_fence opening no
+	// epoch: a safe point where async_config=auto may switch the window).
+	RMASync string
 	// Placements: each a series of rma (default PlaceAuto only; the
 	// command runs both with rma). CPUs are the CPUs PlaceGhostCores
 	// splits (nil: this process's affinity).
@@ -477,7 +481,11 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 		args = append(args, "-u", strconv.FormatFloat(c.ProbeThinkUs, 'g', -1, 64),
 			"-q", strconv.FormatFloat(c.ProbeSliceUs, 'g', -1, 64))
 	case RMA:
-		args = append(args, "-w", "flush", "-u", strconv.FormatFloat(c.RMAComputeUs, 'g', -1, 64))
+		w := "flush"
+		if c.RMASync == "fence" {
+			w = "fence"
+		}
+		args = append(args, "-w", w, "-u", strconv.FormatFloat(c.RMAComputeUs, 'g', -1, 64))
 	case RMAGA:
 		args = append(args, "-w", "ga", "-q", strconv.FormatFloat(c.GASliceUs, 'g', -1, 64))
 	}

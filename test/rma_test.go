@@ -2,6 +2,7 @@ package test
 
 import (
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -324,5 +325,144 @@ func TestRMAServe(t *testing.T) {
 				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
 			}
 		})
+	}
+}
+
+// epoch_type (Casper's epochs_used): a bad value in MPI_Win_allocate or
+// MPI_Win_set_info is MPI_ERR_INFO_VALUE whose string names the key, the
+// value and the accepted values (the window exists, MPICH's); an epoch the
+// hint excludes is MPI_ERR_RMA_SYNC whose string names the hint and the
+// fix; MPI_Win_get_info reports the set in effect, and a change waits for
+// the fence it allows.
+func TestRMAEpochType(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"epochs"}, Preload: true, Env: []string{"CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	errs := ParseLines(res.Stdout, "error")
+	names := map[string]bool{}
+	for _, f := range errs {
+		names[f["name"]] = true
+	}
+	for _, n := range []string{"alloc_bogus", "alloc_empty", "alloc_emptypart", "alloc_async", "lock_excluded",
+		"fence_excluded", "start_excluded", "post_excluded", "setinfo_bad", "setinfo_disagree", "fence_excluded_lock"} {
+		require.True(t, names[n], "no error line %s: %s", n, res.Output())
+	}
+	require.Contains(t, res.Stderr, "epoch_type=lockall|fence took effect at MPI_Win_fence", res.Output())
+
+	// Under the default fatal handlers the job ends with the line.
+	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"fatalhint"}, Preload: true})
+	require.NotEqual(t, 0, res.ExitCode, res.Output())
+	require.NotContains(t, res.Stdout, "fatal_not_reached")
+	require.Contains(t, res.Stderr, `MPI_Win_allocate: info: epoch_type="lockall,everything" is not valid: unknown part "everything"; accepted: lockall, lock, pscw, fence`, res.Output())
+	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"fatalepoch"}, Preload: true})
+	require.NotEqual(t, 0, res.ExitCode, res.Output())
+	require.NotContains(t, res.Stdout, "fatal_not_reached")
+	require.Contains(t, res.Stderr, "MPI_Win_lock: the window's epoch_type=lockall excludes this epoch; add lock to epoch_type", res.Output())
+}
+
+// A window declared epoch_type=lockall can never see an exclusive lock, so
+// its lock_all and unlock_all touch no lock word: the same values as plain
+// MPICH and as the window without the hint, and no lock-word atomic at all
+// (with it, 4 per epoch on 2 members: a fetch-and-add and a release each).
+func TestRMALockallHint(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"lockall", "hint"}})
+	ipRequireResults(t, plain, 1)
+	for _, hint := range []string{"hint", "none"} {
+		res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"lockall", hint}, Preload: true, Env: []string{"CSP_STATS=1"}})
+		ipRequireResults(t, res, 1)
+		require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+		for _, s := range ipRequireStats(t, res, l.Users()) {
+			require.GreaterOrEqual(t, rmaStat(t, s, "rma_redirected"), int64(200), s.Fields.Line())
+			if hint == "hint" {
+				require.Zero(t, rmaStat(t, s, "rma_lockword_ops"), s.Fields.Line())
+			} else {
+				// 91 lock_all epochs (one to clear, 40, 50 timed), 2 words each, twice.
+				require.Equal(t, int64(91*2*2), rmaStat(t, s, "rma_lockword_ops"), s.Fields.Line())
+			}
+		}
+		for _, f := range ParseLines(res.Stdout, "time") {
+			t.Logf("CasperII: %s", f.Line())
+		}
+	}
+	for _, f := range ParseLines(plain.Stdout, "time") {
+		t.Logf("plain MPICH: %s", f.Line())
+	}
+}
+
+// rmaEffects returns, per phase, what MPI_Win_get_info said was in effect
+// on every rank ("" if the ranks disagree).
+func rmaEffects(t *testing.T, out string, phases, users int) []string {
+	t.Helper()
+	fs := ParseLines(out, "effect")
+	require.Len(t, fs, phases*users, out)
+	got := make([]string, phases)
+	for p := range got {
+		sel := Select(fs, "phase="+strconv.Itoa(p))
+		require.Len(t, sel, users)
+		got[p] = sel[0]["in_effect"]
+		for _, f := range sel {
+			require.Equal(t, "auto", f["async_config"], f.Line())
+			if f["in_effect"] != got[p] {
+				got[p] = ""
+			}
+		}
+	}
+	return got
+}
+
+// CSP_ASYNC_CONFIG=auto on a window of fence epochs: while the targets
+// compute 5 ms between fences it stays redirected, when they idle in MPI
+// between fences the members switch it off at a fence, and back on when
+// they compute again; every rank's MPI_Win_get_info says the same, the
+// values are plain MPICH's, CSP_VERBOSE=1 says each switch, CSP_STATS
+// counts them, and only part of the operations went to the ghosts.
+func TestRMAAutoFence(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"auto"}})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"auto"}, Preload: true,
+		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	require.Equal(t, []string{"on", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
+	require.Contains(t, res.Stderr, "async_config=auto: off at MPI_Win_fence (its targets spent", res.Output())
+	require.Contains(t, res.Stderr, "async_config=auto: on at MPI_Win_fence (its targets spent", res.Output())
+	// 3 phases of 40 epochs, each an accumulate to both ranks and a put.
+	const ops = 3 * 40 * 3
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.GreaterOrEqual(t, rmaStat(t, s, "rma_switches"), int64(2), s.Fields.Line())
+		require.Greater(t, rmaStat(t, s, "rma_agreements"), int64(2), s.Fields.Line())
+		require.Greater(t, rmaStat(t, s, "rma_redirected"), int64(ops/3), s.Fields.Line())
+		require.Less(t, rmaStat(t, s, "rma_redirected"), int64(ops), s.Fields.Line())
+	}
+}
+
+// An auto window with passive-target epochs only can switch only where
+// the members agree by themselves: MPI_Win_set_info(symmetric=true) (here
+// after a barrier ending each phase; the window became auto the same
+// way). Computing targets keep it redirected, targets idle in MPI turn it
+// off, computing again on: exactly the 60 accumulates of the computing
+// phases went to the ghosts, with plain MPICH's values.
+func TestRMAAutoPassive(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"autopassive"}})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"autopassive"}, Preload: true,
+		Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	require.Equal(t, []string{"on", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
+	require.Contains(t, res.Stderr, "async_config=auto took effect at MPI_Win_set_info (symmetric=true)", res.Output())
+	require.Contains(t, res.Stderr, "async_config=auto: off at MPI_Win_set_info (symmetric=true)", res.Output())
+	require.Contains(t, res.Stderr, "async_config=auto: on at MPI_Win_set_info (symmetric=true)", res.Output())
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.Equal(t, int64(2), rmaStat(t, s, "rma_switches"), s.Fields.Line())
+		require.Equal(t, int64(3), rmaStat(t, s, "rma_agreements"), s.Fields.Line())
+		require.Equal(t, int64(60), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
 	}
 }

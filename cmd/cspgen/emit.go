@@ -229,7 +229,7 @@ func emitRMA(b *bytes.Buffer, p *Proto, op rmaOp) {
 	as[op.rank], as[op.disp], as[op.win] = "g_", "gd_", "csp_rma.gwin"
 	fmt.Fprintf(b, "\n%s %s(%s)\n{\n", p.Ret, p.Name, params)
 	fmt.Fprintf(b, "    struct csp_rma_win *w_ = csp_rma_find(win);\n")
-	fmt.Fprintf(b, "    if (!w_ || w_->direct)\n        return P%s(%s);\n", p.Name, args)
+	fmt.Fprintf(b, "    if (!w_ || csp_rma_direct(w_, target_rank))\n        return P%s(%s);\n", p.Name, args)
 	fmt.Fprintf(b, "    int g_;\n    MPI_Aint gd_;\n")
 	fmt.Fprintf(b, "    int rc_ = csp_rma_target_of(w_, \"%s\", target_rank, target_disp, %s, %s, &g_, &gd_);\n", p.Name, op.count, op.dtype)
 	fmt.Fprintf(b, "    if (rc_ == 1)\n        return csp_ip_rma_null_target(%s);\n", op.request)

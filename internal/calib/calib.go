@@ -20,6 +20,16 @@
 // fits an MPI count, both times finite and positive (microseconds),
 // fields separated by spaces or tabs. Sizes ascend strictly; there is at
 // least one. Parse reports every bad line with its number.
+//
+// One optional line gives the thresholds of the windows' automatic choice
+// (Casper's HIGH_CR and LOW_CR, which its paper has measured offline per
+// machine), "rma_auto <low_cr_pct> <high_cr_pct> <min_stretch_us>": a
+// window is redirected when the targets it accessed spent less than
+// low_cr_pct percent of their time in MPI, and no longer when more than
+// high_cr_pct; a target entering MPI at least every min_stretch_us counts
+// as in MPI. 0 < low < high < 100, min_stretch_us >= 0. casperii
+// calibrate does not measure them (it writes the line only when given);
+// without it the library's built-in thresholds hold.
 package calib
 
 import (
@@ -53,7 +63,18 @@ type Point struct {
 // one.
 type Table struct {
 	Points []Point
+	RMA    *RMAAuto // the rma_auto line; nil: none
 }
+
+// RMAAuto are the thresholds of the windows' automatic choice (the
+// rma_auto line).
+type RMAAuto struct {
+	LowCRPct, HighCRPct float64 // on below, off above: percent of time in MPI
+	MinStretchUS        float64 // a target entering MPI at least this often counts as in MPI
+}
+
+// RMAAutoLine names the fields of the rma_auto line.
+const RMAAutoLine = "rma_auto <low_cr_pct> <high_cr_pct> <min_stretch_us>"
 
 // LineError is what is wrong with one line of a file.
 type LineError struct {
@@ -101,7 +122,7 @@ func Parse(r io.Reader) (*Table, error) {
 	}
 	t := &Table{}
 	lineOf := map[int64]int{} // size -> the line that gave it
-	n := 0
+	n, rmaLine := 0, 0
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), " \t\r")
@@ -114,8 +135,15 @@ func Parse(r io.Reader) (*Table, error) {
 			continue
 		}
 		f := strings.Fields(trimmed)
+		if len(f) == 0 { // only other white space ("\f"): blank
+			continue
+		}
+		if f[0] == "rma_auto" {
+			rmaLine = parseRMA(n, f, t, rmaLine, fail)
+			continue
+		}
 		if f[0] != "size" {
-			fail(n, "unknown line %q; want %q or a # comment", clip(trimmed), "size <bytes> <direct_us> <offload_us>")
+			fail(n, "unknown line %q; want %q, %q or a # comment", clip(trimmed), "size <bytes> <direct_us> <offload_us>", RMAAutoLine)
 			continue
 		}
 		if len(f) != 4 {
@@ -170,6 +198,34 @@ func Parse(r io.Reader) (*Table, error) {
 		return nil, pe
 	}
 	return t, nil
+}
+
+// parseRMA parses the rma_auto line f (line n) into t, and returns the
+// number of the line that gave it (prev: an earlier one, or 0).
+func parseRMA(n int, f []string, t *Table, prev int, fail func(int, string, ...any)) int {
+	if prev != 0 {
+		fail(n, "rma_auto again (line %d gave it)", prev)
+		return prev
+	}
+	if len(f) != 4 {
+		fail(n, "%d fields after rma_auto; want 3: %s", len(f)-1, strings.TrimPrefix(RMAAutoLine, "rma_auto "))
+		return n
+	}
+	var v [3]float64
+	for i := range v {
+		x, err := strconv.ParseFloat(f[1+i], 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			fail(n, "%s %q is not a number >= 0", []string{"low_cr_pct", "high_cr_pct", "min_stretch_us"}[i], clip(f[1+i]))
+			return n
+		}
+		v[i] = x
+	}
+	if !(v[0] > 0 && v[0] < v[1] && v[1] < 100) {
+		fail(n, "rma_auto %s %s: want 0 < low_cr_pct < high_cr_pct < 100", f[1], f[2])
+		return n
+	}
+	t.RMA = &RMAAuto{LowCRPct: v[0], HighCRPct: v[1], MinStretchUS: v[2]}
+	return n
 }
 
 // checkMagic checks the first line.
@@ -249,6 +305,14 @@ func (t *Table) Write(w io.Writer, h Header) error {
 			}
 		}
 		fmt.Fprintf(&b, "size %d %s %s\n", p.Size, d, o)
+	}
+	if r := t.RMA; r != nil {
+		if !(r.LowCRPct > 0 && r.LowCRPct < r.HighCRPct && r.HighCRPct < 100) || math.IsNaN(r.MinStretchUS) || math.IsInf(r.MinStretchUS, 0) || r.MinStretchUS < 0 {
+			return fmt.Errorf("calibration: rma_auto %g %g %g out of range", r.LowCRPct, r.HighCRPct, r.MinStretchUS)
+		}
+		b.WriteString("# " + RMAAutoLine + "   (windows' automatic choice: on below, off above that share of time in MPI)\n")
+		fmt.Fprintf(&b, "rma_auto %s %s %s\n", strconv.FormatFloat(r.LowCRPct, 'f', -1, 64),
+			strconv.FormatFloat(r.HighCRPct, 'f', -1, 64), strconv.FormatFloat(r.MinStretchUS, 'f', -1, 64))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -63,6 +63,11 @@ func TestParseBadLines(t *testing.T) {
 		{"descending size", "size 64 1 2\nsize 8 1 2", 3, "size 8 after size 64: sizes must ascend"},
 		{"no size lines", "# only comments\n", 2, "no size lines"},
 		{"line too long", "size 8 1 2\n# " + strings.Repeat("x", 5000), 3, "longer than 4096 bytes"},
+		{"rma_auto fields", "size 8 1 2\nrma_auto 50 80", 3, "2 fields after rma_auto; want 3"},
+		{"rma_auto number", "size 8 1 2\nrma_auto 50 high 500", 3, `high_cr_pct "high" is not a number >= 0`},
+		{"rma_auto order", "size 8 1 2\nrma_auto 80 50 500", 3, "want 0 < low_cr_pct < high_cr_pct < 100"},
+		{"rma_auto 100", "size 8 1 2\nrma_auto 50 100 500", 3, "want 0 < low_cr_pct < high_cr_pct < 100"},
+		{"rma_auto again", "rma_auto 50 80 500\nsize 8 1 2\nrma_auto 40 90 0", 4, "rma_auto again (line 2 gave it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(strings.NewReader(Magic + "\n" + tc.body))
@@ -99,7 +104,7 @@ func TestParseBadLines(t *testing.T) {
 	assert.Equal(t, []int{1, 3, 4, 5}, lines)
 	assert.Equal(t, "line 1: not a CasperII calibration file: the first line must be \"# casperii calibration v1\"\n"+
 		"line 3: size \"x\" is not a byte count from 1 to 2147483647\n"+
-		"line 4: unknown line \"foo\"; want \"size <bytes> <direct_us> <offload_us>\" or a # comment\n"+
+		"line 4: unknown line \"foo\"; want \"size <bytes> <direct_us> <offload_us>\", \"rma_auto <low_cr_pct> <high_cr_pct> <min_stretch_us>\" or a # comment\n"+
 		"line 5: size 4 after size 8: sizes must ascend", err.Error())
 
 	// A file of garbage lists at most maxErrors of them.
@@ -151,6 +156,19 @@ size 4194304 612.35 700.00
 	back, err := Parse(&b)
 	require.NoError(t, err)
 	assert.Equal(t, []Point{{8, 0.36, 8.8}, {64, 0.4, 9.01}, {4 << 20, 612.35, 700}}, back.Points)
+	assert.Nil(t, back.RMA, "no rma_auto line unless given")
+
+	// The windows' thresholds, when given, come back exactly.
+	tb.RMA = &RMAAuto{LowCRPct: 45.5, HighCRPct: 85, MinStretchUS: 750}
+	b.Reset()
+	require.NoError(t, tb.Write(&b, Header{}))
+	assert.Contains(t, b.String(), "\nrma_auto 45.5 85 750\n")
+	back, err = Parse(&b)
+	require.NoError(t, err)
+	assert.Equal(t, tb.RMA, back.RMA)
+	tb.RMA = &RMAAuto{LowCRPct: 90, HighCRPct: 80}
+	assert.Error(t, tb.Write(&bytes.Buffer{}, Header{}), "low above high")
+	tb.RMA = nil
 
 	for _, bad := range []*Table{
 		{},
@@ -174,6 +192,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("# casperii calibration v2\nsize 8 1 2\n")
 	f.Add(Magic + "\nsize 64 1 2\nsize 8 1 2\nsize 8 x y\n")
 	f.Add("")
+	f.Add(Magic + "\nsize 8 1 2\nrma_auto 50 80 500\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		tb, err := Parse(strings.NewReader(in))
 		if err != nil {
@@ -230,6 +249,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if len(back.Points) != len(tb.Points) {
 			t.Fatalf("round trip: %d points, want %d", len(back.Points), len(tb.Points))
+		}
+		if (back.RMA == nil) != (tb.RMA == nil) || (tb.RMA != nil && *back.RMA != *tb.RMA) {
+			t.Fatalf("round trip: rma_auto %+v, want %+v", back.RMA, tb.RMA)
 		}
 		for i, p := range back.Points {
 			q := tb.Points[i]

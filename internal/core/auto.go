@@ -89,6 +89,30 @@ func newModel(cfg Config, oversub, usersOversub bool) (*model, error) {
 	return m, nil
 }
 
+// The windows' automatic choice (internal/user/rmaauto.c): its built-in
+// thresholds, unless the calibration file gives an rma_auto line. A
+// window is redirected when the targets it accessed spent less than half
+// their time in MPI, and no longer when they spent more than 80% there
+// (the band between changes nothing: hysteresis, as Casper's LOW_CR and
+// HIGH_CR). A target that enters MPI at least every 500 us counts as in
+// MPI: plain MPICH's epoch to it then waits for about that long, which a
+// redirected epoch costs here anyway (lock + accumulate + flush + unlock
+// on an idle target: about 0.4-0.8 ms, docs/design.md section 11).
+const (
+	rmaLowCR        = 0.50
+	rmaHighCR       = 0.80
+	rmaMinStretchUS = 500
+)
+
+// rmaAuto is the windows' automatic choice: def, CSP_ASYNC_CONFIG=auto.
+func (m *model) rmaAuto(def bool) user.RMAAuto {
+	a := user.RMAAuto{Default: def, LowCR: rmaLowCR, HighCR: rmaHighCR, MinStretchUS: rmaMinStretchUS}
+	if r := m.table.RMA; r != nil {
+		a.LowCR, a.HighCR, a.MinStretchUS = r.LowCRPct/100, r.HighCRPct/100, r.MinStretchUS
+	}
+	return a
+}
+
 // epoch is one member's profile between two evaluations of a family:
 // wall time; inside MPI calls that wait, asleep there, in collectives;
 // on the CPU, and runnable but waiting for it (the scheduler's run queue:

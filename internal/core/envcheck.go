@@ -156,7 +156,7 @@ var envDocs = map[string]EnvDoc{
 		}},
 	"CSP_RMA_POLL_US": {Meaning: "a ghost serving redirected windows gives MPI progress at least this often, microseconds (1..1000000); more often right after an epoch",
 		Show: func(c Config) string { return fmt.Sprint(c.RMAPollUS) }},
-	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on; auto: each communicator whose hints allow it switches offload on and off by itself, from its self-profile",
+	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on; auto: each communicator whose hints allow it, and each redirected window without async_config, switches offload on and off by itself, from the self-profile",
 		Show: func(c Config) string {
 			switch {
 			case c.AsyncAuto:
@@ -166,7 +166,7 @@ var envDocs = map[string]EnvDoc{
 			}
 			return "off"
 		}},
-	"CSP_CALIBRATION": {Meaning: "the calibration file of async_config=auto (written by casperii calibrate); unset: figures measured on the development machine",
+	"CSP_CALIBRATION": {Meaning: "the calibration file of async_config=auto (written by casperii calibrate; an rma_auto line sets the windows' thresholds); unset: figures measured on the development machine",
 		Show: func(c Config) string {
 			if c.Calibration == "" {
 				return "built in"

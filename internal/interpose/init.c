@@ -7,6 +7,7 @@
  * MPI_COMM_WORLD in every wrapper.
  */
 #include "interpose.h"
+#include "rma.h"
 
 #include <stddef.h>
 #include <time.h>
@@ -15,6 +16,9 @@ CSP_IP_HIDDEN MPI_Comm csp_ip_world = MPI_COMM_WORLD;
 CSP_IP_HIDDEN int csp_ip_user;
 CSP_IP_HIDDEN int csp_ip_tag_ub;
 CSP_IP_HIDDEN int csp_ip_nwins;
+
+/* The windows' hint and epoch errors carry their line (internal/user/rma.c). */
+static int rma_errcode(int cls, const char *msg) { return csp_go_error_code(cls, (char *)msg); }
 
 static int init(int required, int *provided)
 {
@@ -41,6 +45,7 @@ static int init(int required, int *provided)
     if (rc != MPI_SUCCESS)
         return rc;
     csp_ip_world = (MPI_Comm)world;
+    csp_rma.errcode = rma_errcode;
     csp_ip_user = user;
     csp_ip_tag_ub = ub;
     if (csp_ip_world != MPI_COMM_WORLD)

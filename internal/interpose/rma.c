@@ -29,13 +29,17 @@ CSP_IP_HIDDEN int csp_ip_rma_null_target(MPI_Request *req)
 
 /* ---- synchronization ---- */
 
+/* Each one's time counts as time in MPI in the self-profile, when that is
+ * on (the windows' automatic choice, internal/user/rmaauto.c), on every
+ * window: a target waiting in any of them is answering MPICH's epochs. */
 #define CSP_RMA_SYNC(fn, proto, direct, redirected)                                                \
     int fn proto                                                                                   \
     {                                                                                              \
+        uint64_t t_ = csp_prof_begin();                                                            \
         struct csp_rma_win *w_ = csp_rma_find(win);                                                \
-        if (!w_)                                                                                   \
-            return direct;                                                                         \
-        return redirected;                                                                         \
+        int rc_ = w_ ? (redirected) : (direct);                                                    \
+        csp_prof_end_rma(t_);                                                                      \
+        return rc_;                                                                                \
     }
 
 CSP_RMA_SYNC(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
@@ -75,11 +79,14 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info i
     int rc = csp_rma_allocate(size, disp_unit, large, info, comm, baseptr, win, &done);
     if (done)
         return rc;
-    if (rc != MPI_SUCCESS)
-        return csp_ip_raise(comm, rc);
-    if (large)
-        return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
-    return PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
+    /* MPICH's window; then the hint the runtime refused, if any, through
+     * comm's handler: the window exists (not redirected), as a
+     * communicator with a bad hint does. */
+    int rc2 = large ? PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win)
+                    : PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
+    if (rc2 != MPI_SUCCESS)
+        return rc2;
+    return csp_ip_raise(comm, rc);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,

@@ -784,7 +784,7 @@ int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatyp
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
@@ -799,7 +799,7 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     int g_;
     MPI_Aint gd_;
@@ -814,7 +814,7 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     int g_;
     MPI_Aint gd_;
@@ -829,7 +829,7 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
@@ -844,7 +844,7 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
@@ -859,7 +859,7 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
@@ -874,7 +874,7 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
@@ -889,7 +889,7 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
@@ -904,7 +904,7 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
@@ -919,7 +919,7 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
@@ -1606,7 +1606,7 @@ int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void 
 int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
@@ -1621,7 +1621,7 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
 int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
@@ -1636,7 +1636,7 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
@@ -1651,7 +1651,7 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
 int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
@@ -1666,7 +1666,7 @@ int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype orig
 int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
@@ -1681,7 +1681,7 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
@@ -1696,7 +1696,7 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
@@ -1711,7 +1711,7 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
 int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     struct csp_rma_win *w_ = csp_rma_find(win);
-    if (!w_ || w_->direct)
+    if (!w_ || csp_rma_direct(w_, target_rank))
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;

@@ -71,6 +71,8 @@ static int gflush_local_all(void)
     return nlocked ? PMPI_Win_flush_local_all(csp_rma.gwin) : MPI_SUCCESS;
 }
 
+int csp_rma_flush_ghosts(void) { return gflush_all(); }
+
 int csp_rma_start(MPI_Win gwin)
 {
     int rc = PMPI_Comm_size(MPI_COMM_WORLD, &nworld);
@@ -137,6 +139,52 @@ int csp_rma_raise_rc(struct csp_rma_win *w, const char *fn, int rc)
     return raise(w, cls, "%s: MPICH refused the operation on the ghost's window (error class %d)", fn, cls);
 }
 
+int csp_rma_raise_msg(struct csp_rma_win *w, int cls, const char *msg)
+{
+    if (win_fatal(w->win)) {
+        csp_error_line(msg);
+        PMPI_Win_call_errhandler(w->win, cls);
+        return cls;
+    }
+    int code = csp_rma.errcode ? csp_rma.errcode(cls, msg) : cls;
+    PMPI_Win_call_errhandler(w->win, code);
+    return code;
+}
+
+/* raise_coded is raise with a code whose MPI_Error_string is the line
+ * (for the few distinct lines of hints and epoch kinds). */
+static int raise_coded(struct csp_rma_win *w, int cls, const char *fmt, ...)
+{
+    char line[512] = "CasperII: ";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + 10, sizeof line - 10, fmt, ap);
+    va_end(ap);
+    return csp_rma_raise_msg(w, cls, line);
+}
+
+/* kind_refused raises the use of an epoch kind w's epoch_type (allowed)
+ * excludes: MPI_ERR_RMA_SYNC naming the hint. */
+static int kind_refused(struct csp_rma_win *w, const char *fn, int kind, int allowed)
+{
+    char have[64];
+    csp_rma_epochs_string(allowed, have, sizeof have);
+    const char *need = kind == CSP_RMA_EP_LOCK ? "lock" : kind == CSP_RMA_EP_FENCE ? "fence"
+                       : kind == CSP_RMA_EP_PSCW ? "pscw" : "lockall (or lock)";
+    return raise_coded(w, MPI_ERR_RMA_SYNC,
+                       "%s: the window's epoch_type=%s excludes this epoch; add %s to epoch_type (the info of "
+                       "MPI_Win_allocate or MPI_Win_set_info)",
+                       fn, have, need);
+}
+
+/* CSP_RMA_KIND returns kind_refused from the calling function unless the
+ * epoch kinds allowed include one of kinds. */
+#define CSP_RMA_KIND(w, fn, kinds, allowed)                                                        \
+    do {                                                                                           \
+        if (__builtin_expect(!((allowed) & (kinds)), 0))                                           \
+            return kind_refused(w, fn, kinds, allowed);                                            \
+    } while (0)
+
 /* ---- creation ---- */
 
 /* attach makes sure the ghost has attached the heap segment holding p to
@@ -178,29 +226,6 @@ static void watch(void *p, int on)
     CSP_UNLOCK();
 }
 
-/* info_value reads key of info into v (size n); 0 when absent. */
-static int info_value(MPI_Info info, const char *key, char *v, int n)
-{
-    int flag = 0;
-    if (info == MPI_INFO_NULL || PMPI_Info_get(info, key, n - 1, v, &flag) != MPI_SUCCESS)
-        return 0;
-    return flag;
-}
-
-int csp_rma_hint(MPI_Info info, int *symmetric)
-{
-    char v[32];
-    if (symmetric)
-        *symmetric = info_value(info, "symmetric", v, sizeof v) && strcmp(v, "true") == 0;
-    if (!info_value(info, "async_config", v, sizeof v))
-        return CSP_RMA_HINT_UNSET;
-    if (strcmp(v, "on") == 0 || strcmp(v, "auto") == 0)
-        return CSP_RMA_HINT_ON;
-    if (strcmp(v, "off") == 0)
-        return CSP_RMA_HINT_OFF;
-    return CSP_RMA_HINT_BAD;
-}
-
 static void insert(struct csp_rma_win *w)
 {
     CSP_LOCK();
@@ -226,6 +251,9 @@ static void unlink_win(struct csp_rma_win *w)
 
 static void free_record(struct csp_rma_win *w)
 {
+    if (w->acomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&w->acomm);
+    free(w->acc);
     free(w->t);
     free(w->held);
     free(w->access);
@@ -241,34 +269,53 @@ static int redirectable(MPI_Comm comm, int *n, int *me)
            PMPI_Comm_size(comm, n) == MPI_SUCCESS && PMPI_Comm_rank(comm, me) == MPI_SUCCESS;
 }
 
-/* What each member brings to enroll. */
-enum { E_OK, E_OFF, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_N };
+/* What each member brings to enroll: ok, its async_config (unset
+ * resolved by CSP_ASYNC_CONFIG), where the others reach it, its epoch_type
+ * and, for auto, its profile (csp_rma_alloc_profile: 3 fields). */
+enum { E_OK, E_CONFIG, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_EPOCHS, E_PROF, E_N = E_PROF + 3 };
+
+/* The window-wide choices enroll agreed, for start. */
+struct enrolled {
+    int64_t *votes; /* every member's E_N fields (freed by start)          */
+    int all_auto;   /* every member asked for async_config=auto           */
+};
 
 /* enroll decides together (one Allgather over comm) whether to redirect
- * the window: every member brings ok (its memory and header are attached),
- * off (the window starts on MPICH's path: async_config=off, or unset
- * under CSP_ASYNC_CONFIG=off) and what the others need to reach it (me).
- * A member that cannot makes every member keep MPICH's window. On
- * agreement *out is the new record (not yet in the table); otherwise
- * NULL, and the return is MPI_SUCCESS unless the Allgather failed, or
- * MPI_ERR_NO_MEM when the record could not be made after the members
- * agreed (every member sees the same votes; only that could split them,
- * and it ends the job as MPICH would). */
-static int enroll(MPI_Comm comm, int n, int me, int ok, int hint, const struct csp_rma_target *mine,
-                  struct csp_rma_win **out)
+ * the window: a member with bad arguments, a bad hint, or no memory or
+ * header makes every member keep MPICH's window (which then reports the
+ * bad arguments as MPICH does; a bad hint is raised by the caller, as for
+ * communicators). async_config=off anywhere starts the window off, auto
+ * holds where every member asks for it, and the epoch kinds are the union
+ * of the members'. On agreement *out is the new record (not yet in the
+ * table); otherwise NULL, and the return is MPI_SUCCESS unless the
+ * Allgather failed, or MPI_ERR_NO_MEM when the record could not be made
+ * after the members agreed (every member sees the same votes; only that
+ * could split them, and it ends the job as MPICH would). */
+static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hints *h,
+                  const struct csp_rma_target *mine, struct csp_rma_win **out, struct enrolled *e)
 {
     *out = NULL;
-    int64_t v[E_N] = {ok, hint == CSP_RMA_HINT_OFF || (hint == CSP_RMA_HINT_UNSET && csp_rma.default_off),
-                      mine->ghost, mine->gbase, mine->size, mine->disp_unit, mine->glock};
+    e->votes = NULL;
+    int config = h->config;
+    if (config == CSP_RMA_HINT_UNSET)
+        config = csp_rma.default_off ? CSP_RMA_HINT_OFF : csp_rma.default_auto ? CSP_RMA_HINT_AUTO : CSP_RMA_HINT_ON;
+    int64_t v[E_N] = {ok, config, mine->ghost, mine->gbase, mine->size, mine->disp_unit, mine->glock,
+                      h->epochs ? h->epochs : CSP_RMA_EP_ALL};
+    if (config == CSP_RMA_HINT_AUTO)
+        csp_rma_alloc_profile(v + E_PROF);
     int64_t *all = malloc(sizeof(int64_t) * E_N * (size_t)n);
     int rc = all ? PMPI_Allgather(v, E_N, MPI_INT64_T, all, E_N, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
-    int agreed = rc == MPI_SUCCESS, off = 0;
+    int agreed = rc == MPI_SUCCESS, off = 0, autos = 0, epochs = 0;
     for (int i = 0; agreed && i < n; i++) {
-        agreed = all[E_N * i + E_OK] == 1;
-        off |= all[E_N * i + E_OFF] != 0;
+        const int64_t *a = &all[E_N * i];
+        agreed = a[E_OK] == 1;
+        off |= a[E_CONFIG] == CSP_RMA_HINT_OFF;
+        autos += a[E_CONFIG] == CSP_RMA_HINT_AUTO;
+        epochs |= (int)a[E_EPOCHS];
     }
     struct csp_rma_win *w = agreed ? calloc(1, sizeof *w) : NULL;
     if (w) {
+        w->acomm = MPI_COMM_NULL;
         w->t = malloc(sizeof(struct csp_rma_target) * (size_t)n);
         w->held = calloc((size_t)n, 1);
         w->access = calloc((size_t)n, 1);
@@ -284,14 +331,44 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, int hint, const struct c
         w->t[i] = (struct csp_rma_target){.ghost = a[E_GHOST], .gbase = a[E_GBASE], .size = a[E_SIZE],
                                           .disp_unit = a[E_UNIT], .glock = a[E_GLOCK]};
     }
-    free(all);
     w->direct = off; /* async_config=off: MPICH's path until switched on */
-    w->hinted = hint != CSP_RMA_HINT_UNSET;
+    w->hinted = h->config != CSP_RMA_HINT_UNSET || h->epochs != 0;
     w->pending = -1;
+    w->epochs = epochs;
     w->size = n;
     w->rank = me;
+    e->votes = all;
+    e->all_auto = !off && autos == n;
     *out = w;
     return MPI_SUCCESS;
+}
+
+/* start makes w, agreed by enroll and now W's (w->win set), a window:
+ * an auto window chooses where it starts (collective: every member has
+ * the same votes), then the ghost watches its lock word and it enters
+ * the table. On failure w is not in the table. */
+static int start(struct csp_rma_win *w, MPI_Comm comm, struct enrolled *e)
+{
+    int rc = MPI_SUCCESS;
+    if (e->all_auto)
+        rc = csp_rma_alloc_choose(w, comm, e->votes + E_PROF, E_N);
+    free(e->votes);
+    e->votes = NULL;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    watch(w->block, 1);
+    insert(w);
+    csp_rma.n_wins++;
+    return MPI_SUCCESS;
+}
+
+/* hint_error is the error of a bad hint (herr, why) for fn, with its
+ * line: raised by the caller on the window or communicator. */
+static int hint_error(int herr, const char *fn, const char *why)
+{
+    char msg[480];
+    snprintf(msg, sizeof msg, "CasperII: %s: %s", fn, why);
+    return csp_rma.errcode ? csp_rma.errcode(herr, msg) : herr;
 }
 
 static void heap_free_locked(void *p)
@@ -310,14 +387,12 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
     int n, me;
     if (!redirectable(comm, &n, &me))
         return MPI_SUCCESS; /* MPICH's window (and its errors) */
-
-    /* A member with bad arguments, a bad hint or no memory makes every
-     * member fall back to MPICH's window, which then reports the bad
-     * arguments as MPICH does. */
-    int hint = csp_rma_hint(info, NULL), ok = 0;
+    struct csp_rma_hints h;
+    char why[400];
+    int herr = csp_rma_hints(info, &h, why, sizeof why), ok = 0;
     struct csp_rma_target mine = {.ghost = csp_u.ghost_wrank, .size = size, .disp_unit = disp_unit};
     void *block = NULL;
-    if (size >= 0 && disp_unit > 0 && hint != CSP_RMA_HINT_BAD && (uint64_t)size < ((uint64_t)1 << 46)) {
+    if (size >= 0 && disp_unit > 0 && herr == MPI_SUCCESS && (uint64_t)size < ((uint64_t)1 << 46)) {
         CSP_LOCK();
         block = csp_heap_alloc(csp_u.heap, (size_t)size + CSP_RMA_HDR);
         if (block) {
@@ -330,25 +405,30 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
         CSP_UNLOCK();
     }
     struct csp_rma_win *w;
-    int rc = enroll(comm, n, me, ok, hint, &mine, &w);
+    struct enrolled e;
+    int rc = enroll(comm, n, me, ok, &h, &mine, &w, &e);
     if (!w) {
         heap_free_locked(block);
-        return rc;
+        return herr != MPI_SUCCESS ? hint_error(herr, "MPI_Win_allocate", why) : rc;
     }
     char *base = (char *)block + CSP_RMA_HDR;
     rc = large ? PMPI_Win_create_c(base, size, disp_unit, info, comm, win)
                : PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
     *done = 1;
     if (rc != MPI_SUCCESS) {
+        free(e.votes);
         free_record(w);
         heap_free_locked(block);
         return rc;
     }
     w->win = *win;
     w->block = block;
-    watch(block, 1);
-    insert(w);
-    csp_rma.n_wins++;
+    if ((rc = start(w, comm, &e)) != MPI_SUCCESS) {
+        PMPI_Win_free(win);
+        free_record(w);
+        heap_free_locked(block);
+        return rc;
+    }
     *(void **)baseptr = base;
     return MPI_SUCCESS;
 }
@@ -362,10 +442,12 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     /* The header is a heap block of its own; the memory is attached where
      * the registration put it (a member of 0 bytes has none: its gbase is
      * its header's, and the range check keeps every byte off it). */
-    int hint = csp_rma_hint(info, NULL), ok = 0;
+    struct csp_rma_hints h;
+    char why[400];
+    int herr = csp_rma_hints(info, &h, why, sizeof why), ok = 0;
     struct csp_rma_target mine = {.ghost = csp_u.ghost_wrank, .size = size, .disp_unit = disp_unit};
     void *block = NULL;
-    if (hint != CSP_RMA_HINT_BAD) {
+    if (herr == MPI_SUCCESS) {
         CSP_LOCK();
         block = csp_heap_alloc(csp_u.heap, CSP_RMA_HDR);
         if (block) {
@@ -378,25 +460,29 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
         CSP_UNLOCK();
     }
     struct csp_rma_win *w;
-    int rc = enroll(comm, n, me, ok, hint, &mine, &w);
+    struct enrolled e;
+    int rc = enroll(comm, n, me, ok, &h, &mine, &w, &e);
     if (!w) {
         heap_free_locked(block);
-        /* Said by each member that could not (a bad hint, by rank 0). */
-        if (rc == MPI_SUCCESS && !ok && csp_rma.verbose >= 1 && (hint != CSP_RMA_HINT_BAD || me == 0))
+        if (herr != MPI_SUCCESS)
+            return hint_error(herr, "MPI_Win_allocate_shared", why);
+        /* Said by each member that could not. */
+        if (rc == MPI_SUCCESS && !ok && csp_rma.verbose >= 1)
             fprintf(stderr,
-                    "casperii: window 0x%x (MPI_Win_allocate_shared): not redirected: %s; RMA on it "
-                    "progresses when the target calls MPI\n",
-                    (unsigned)win,
-                    hint == CSP_RMA_HINT_BAD ? "async_config must be on, off or auto"
-                                             : "this process could not give its ghost a header for the lock word");
+                    "casperii: window 0x%x (MPI_Win_allocate_shared): not redirected: this process could "
+                    "not give its ghost a header for the lock word; RMA on it progresses when the target "
+                    "calls MPI\n",
+                    (unsigned)win);
         return rc;
     }
     w->win = win;
     w->block = block;
     w->shared = 1;
-    watch(block, 1);
-    insert(w);
-    csp_rma.n_wins++;
+    if ((rc = start(w, comm, &e)) != MPI_SUCCESS) {
+        free_record(w);
+        heap_free_locked(block);
+        return rc;
+    }
     return MPI_SUCCESS;
 }
 
@@ -510,6 +596,7 @@ static void lock_backoff(int *n)
  * (an error there shows in the operation that follows). */
 static MPI_Aint lockword(const struct csp_rma_win *w, int rank)
 {
+    csp_rma.n_lockword_ops++; /* every access to a lock word comes here */
     gate((int)w->t[rank].ghost);
     return (MPI_Aint)(w->t[rank].glock + (int64_t)offsetof(struct csp_rma_hdr, lock));
 }
@@ -572,6 +659,8 @@ static int release(struct csp_rma_win *w, int rank, int type)
 
 int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_)
 {
+    if (rank != MPI_PROC_NULL)
+        CSP_RMA_KIND(w, "MPI_Win_lock", CSP_RMA_EP_LOCK, w->epochs);
     if (w->direct)
         return PMPI_Win_lock(type, rank, assert_, w->win);
     /* W's lock with NOCHECK sends nothing: MPICH checks the arguments and
@@ -613,12 +702,17 @@ int csp_rma_unlock(struct csp_rma_win *w, int rank)
 
 int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
 {
+    CSP_RMA_KIND(w, "MPI_Win_lock_all", CSP_RMA_EP_LOCKALL | CSP_RMA_EP_LOCK, w->epochs);
     if (w->direct)
         return PMPI_Win_lock_all(assert_, w->win);
     int rc = PMPI_Win_lock_all(assert_ | MPI_MODE_NOCHECK, w->win);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (assert_ & MPI_MODE_NOCHECK) {
+    /* Without lock in epoch_type nobody takes a lock on this window but
+     * lock_all's shared ones, which exclude nothing: as with NOCHECK, the
+     * lock words stay untouched (no round trip to any member's ghost). The
+     * epoch kinds change only where no member has an epoch open. */
+    if ((assert_ & MPI_MODE_NOCHECK) || !(w->epochs & CSP_RMA_EP_LOCK)) {
         w->lock_all = CSP_RMA_NOCHECK;
         return MPI_SUCCESS;
     }
@@ -706,59 +800,98 @@ int csp_rma_sync(struct csp_rma_win *w)
     return PMPI_Win_sync(w->win);
 }
 
-/* ---- switching (MPI_Win_set_info) ---- */
+/* ---- switching (MPI_Win_set_info, the automatic choice: rmaauto.c) ---- */
 
-/* quiet: no epoch of this process is open on w. */
-static int quiet(const struct csp_rma_win *w)
+void csp_rma_take_pending(struct csp_rma_win *w, const char *where)
 {
-    return !w->fence && !w->lock_all && w->nheld == 0 && !w->started;
-}
-
-static void apply_switch(struct csp_rma_win *w, const char *where)
-{
-    int off = w->pending == CSP_RMA_HINT_OFF;
+    int p = w->pending, e = w->pend_epochs;
+    int say = csp_rma.verbose >= 1 && w->rank == 0;
     w->pending = -1;
+    w->pend_epochs = 0;
+    if (e && e != w->epochs) {
+        w->epochs = e;
+        if (say) {
+            char ep[64];
+            csp_rma_epochs_string(e, ep, sizeof ep);
+            fprintf(stderr, "casperii: window 0x%x: epoch_type=%s took effect at %s\n", (unsigned)w->win, ep, where);
+        }
+    }
+    if (p < 0)
+        return;
+    if (p == CSP_RMA_HINT_AUTO) {
+        if (!w->auto_) {
+            csp_rma_auto_begin(w);
+            if (say)
+                fprintf(stderr,
+                        "casperii: window 0x%x: async_config=auto took effect at %s (%s until the members "
+                        "choose)\n",
+                        (unsigned)w->win, where, w->direct ? "off" : "on");
+        }
+        return;
+    }
+    w->auto_ = 0;
+    int off = p == CSP_RMA_HINT_OFF;
     if (off == w->direct)
         return;
     w->direct = off;
     csp_rma.n_switches++;
-    if (csp_rma.verbose >= 1 && w->rank == 0)
+    if (say)
         fprintf(stderr, "casperii: window 0x%x: async_config=%s took effect at %s\n", (unsigned)w->win,
                 off ? "off" : "on", where);
 }
 
 int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
 {
-    int symmetric = 0;
-    int hint = csp_rma_hint(info, &symmetric);
-    if (hint == CSP_RMA_HINT_BAD)
-        return raise(w, MPI_ERR_INFO_VALUE,
-                     "MPI_Win_set_info: async_config must be on, off or auto");
+    struct csp_rma_hints h;
+    char why[400];
+    if (csp_rma_hints(info, &h, why, sizeof why) != MPI_SUCCESS)
+        return raise_coded(w, MPI_ERR_INFO_VALUE, "MPI_Win_set_info: %s", why);
     int rc = PMPI_Win_set_info(w->win, info);
-    if (rc != MPI_SUCCESS || hint == CSP_RMA_HINT_UNSET)
+    if (rc != MPI_SUCCESS)
         return rc;
     w->hinted = 1;
-    /* MPI_Win_set_info is collective: every member asks the same. The
-     * switch waits for the next fence, where no origin of the window has
+    /* MPI_Win_set_info is collective, and MPI asks the members to give the
+     * same values of such hints: every member does the same here. A
+     * change waits for the next fence, where no origin of the window has
      * an epoch open (its synchronization orders every member's operations
      * of the old path before any of the new), unless the application
-     * asserts that now is such a point (symmetric=true, as in Casper). */
-    w->pending = hint;
-    if (symmetric && quiet(w)) {
-        /* This origin's operations of the old path are complete; the
-         * application asserts that no other member has any in flight. */
-        rc = w->direct ? MPI_SUCCESS : gflush_all();
-        apply_switch(w, "MPI_Win_set_info (symmetric=true)");
+     * asserts that now is such a point (symmetric=true, as in Casper):
+     * then the members check that none of them has an epoch open and take
+     * it at once (else it waits for the fence), in one Allreduce that also
+     * carries an auto window's choice. */
+    if (h.config != CSP_RMA_HINT_UNSET)
+        w->pending = h.config;
+    if (h.epochs)
+        w->pend_epochs = h.epochs;
+    if (w->pending == CSP_RMA_HINT_AUTO && !w->auto_ &&
+        (rc = csp_rma_auto_start(w, MPI_COMM_NULL)) != MPI_SUCCESS) {
+        w->pending = -1;
         return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
     }
-    return MPI_SUCCESS;
+    if (!h.symmetric)
+        return MPI_SUCCESS;
+    if ((rc = csp_rma_comm(w, MPI_COMM_NULL)) != MPI_SUCCESS)
+        return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
+    return csp_rma_agree(w, 1, "MPI_Win_set_info (symmetric=true)");
 }
 
 int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info)
 {
+    char ep[64];
+    csp_rma_epochs_string(w->epochs, ep, sizeof ep);
     int rc = PMPI_Win_get_info(w->win, info);
-    if (rc == MPI_SUCCESS && (!w->shared || w->hinted))
-        rc = PMPI_Info_set(*info, "async_config", w->direct ? "off" : "on");
+    /* A shared window is MPICH's own, whose info drops keys MPICH does
+     * not know: ours appear once the application gave one of them. */
+    if (w->shared && !w->hinted)
+        return rc;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "async_config", w->auto_ ? "auto" : w->direct ? "off" : "on");
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "async_config_in_effect", w->direct ? "off" : "on");
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "epoch_type", ep);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Info_set(*info, "epochs_used", ep);
     return rc;
 }
 
@@ -766,6 +899,9 @@ int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info)
 
 int csp_rma_fence(struct csp_rma_win *w, int assert_)
 {
+    /* A change of epoch_type asked for takes effect at this fence: the
+     * fence is allowed if either set allows it. */
+    CSP_RMA_KIND(w, "MPI_Win_fence", CSP_RMA_EP_FENCE, w->epochs | w->pend_epochs);
     /* The origin's operations of the closing epoch complete at their
      * targets before the fence's synchronization, so every target sees
      * them once its own fence returns. */
@@ -776,20 +912,26 @@ int csp_rma_fence(struct csp_rma_win *w, int assert_)
     }
     int rc = PMPI_Win_fence(assert_, w->win);
     if (rc == MPI_SUCCESS) {
+        /* A safe point: every member is here between the same epochs. */
         w->fence = !(assert_ & MPI_MODE_NOSUCCEED);
-        if (w->pending >= 0)
-            apply_switch(w, "MPI_Win_fence");
+        w->nfence++;
+        if (w->pending >= 0 || w->pend_epochs)
+            csp_rma_take_pending(w, "MPI_Win_fence");
+        else if (w->auto_ && w->nfence >= w->next_eval)
+            rc = csp_rma_agree(w, 0, "MPI_Win_fence");
     }
     return rc;
 }
 
 int csp_rma_post(struct csp_rma_win *w, MPI_Group g, int assert_)
 {
+    CSP_RMA_KIND(w, "MPI_Win_post", CSP_RMA_EP_PSCW, w->epochs);
     return PMPI_Win_post(g, assert_, w->win);
 }
 
 int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_)
 {
+    CSP_RMA_KIND(w, "MPI_Win_start", CSP_RMA_EP_PSCW, w->epochs);
     int rc = PMPI_Win_start(g, assert_, w->win);
     if (rc != MPI_SUCCESS || w->direct)
         return rc;

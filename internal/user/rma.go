@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/casperii/casperii/internal/mpi"
 )
@@ -28,12 +29,59 @@ func StartRMA(gwin mpi.Win, verbose int, defaultOff bool) error {
 	return nil
 }
 
+// RMAAuto configures the automatic choice of windows (rmaauto.c).
+type RMAAuto struct {
+	// Default: CSP_ASYNC_CONFIG=auto, windows without async_config choose
+	// themselves (the self-profile starts now, so that the first
+	// allocation has one).
+	Default bool
+	// LowCR and HighCR: a window is redirected when its accessed targets
+	// spent less than LowCR of their time in MPI, and no longer when they
+	// spent more than HighCR (fractions, 0 < LowCR < HighCR < 1).
+	LowCR, HighCR float64
+	// MinStretchUS: a target that enters MPI at least this often counts
+	// as in MPI.
+	MinStretchUS float64
+}
+
+// SetRMAAuto sets the automatic choice of windows up (after StartRMA).
+func SetRMAAuto(a RMAAuto) {
+	C.csp_rma.cr_low = C.double(a.LowCR)
+	C.csp_rma.cr_high = C.double(a.HighCR)
+	C.csp_rma.min_stretch_us = C.double(a.MinStretchUS)
+	if a.Default {
+		C.csp_rma.default_auto = 1
+		var p C.struct_csp_rma_prof
+		C.csp_rma_prof_read(&p)
+		C.csp_rma.hist = p
+	}
+}
+
+// RMAAutoChoose runs the automatic choice on the members' sums v
+// (rmaauto.c: csp_rma_auto_choose) for n members: 1 direct, 0
+// redirected, -1 no evidence, and the access-weighted share of time in
+// MPI. For tests.
+func RMAAutoChoose(n int, v []int64, direct bool, a RMAAuto) (int, float64) {
+	var cr C.double
+	d := 0
+	if direct {
+		d = 1
+	}
+	r := C.csp_rma_auto_choose(C.int(n), (*C.int64_t)(unsafe.Pointer(&v[0])), C.int(d), C.double(a.LowCR),
+		C.double(a.HighCR), C.double(a.MinStretchUS), &cr)
+	return int(r), float64(cr)
+}
+
 // RMAStats are the redirection counters printed with CSP_STATS=1.
 type RMAStats struct {
 	Ops, Windows, LockRetries, Switches uint64
+	// LockwordOps: atomics this origin issued on the windows' lock words;
+	// Agreements: agreements of auto windows it took part in.
+	LockwordOps, Agreements uint64
 }
 
 // CurrentRMAStats returns this process's redirection counters.
 func CurrentRMAStats() RMAStats {
-	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches)}
+	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches),
+		LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements)}
 }

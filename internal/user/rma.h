@@ -35,11 +35,22 @@
  * Operations on one window to one target all go to the same ghost (the
  * one serving that user), so MPI's ordering and atomicity of accumulates
  * hold with several ghosts per node.
+ *
+ * A window is redirected or direct (every call to W as is) as a whole,
+ * and only changes between the same two epochs of every member: at a
+ * fence, or at MPI_Win_set_info(symmetric=true) where no member has an
+ * epoch open (checked in one Allreduce). The application asks for it
+ * (async_config=on|off), or the members choose from their self-profile
+ * (async_config=auto, rmaauto.c). epoch_type (Casper's epochs_used,
+ * rmahint.c) restricts the epoch kinds; it changes at the same points, so
+ * while any member has an epoch open the set is fixed, which is what lets
+ * lock_all skip the lock words on a window without lock.
  */
 #ifndef CASPERII_RMA_H
 #define CASPERII_RMA_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "user.h" /* CSP_LOCK */
@@ -73,8 +84,45 @@ struct csp_rma_target {
     int64_t glock;     /* that ghost's address of the member's header     */
 };
 
-/* The async_config hint of a window's info (csp_rma_hint). */
-enum { CSP_RMA_HINT_UNSET = -1, CSP_RMA_HINT_ON = 0, CSP_RMA_HINT_OFF = 1, CSP_RMA_HINT_BAD = 2 };
+/* The async_config hint of a window's info (csp_rma_hints). */
+enum {
+    CSP_RMA_HINT_UNSET = -1,
+    CSP_RMA_HINT_ON = 0,
+    CSP_RMA_HINT_OFF = 1,
+    CSP_RMA_HINT_AUTO = 2
+};
+
+/* The epoch kinds a window may use (epoch_type, Casper's epochs_used;
+ * Casper's bits). A window uses only those its hint names: MPI_Win_lock
+ * needs lock; MPI_Win_lock_all lockall or lock; MPI_Win_fence fence;
+ * MPI_Win_post and MPI_Win_start pscw (any other is MPI_ERR_RMA_SYNC with
+ * one line naming the hint, where Casper aborts). Without lock no process
+ * ever takes an exclusive lock, nor a shared one by MPI_Win_lock, so
+ * MPI_Win_lock_all opens its epoch without touching the lock words (no
+ * round trip); without pscw no access group is kept. */
+enum {
+    CSP_RMA_EP_LOCKALL = 1,
+    CSP_RMA_EP_LOCK = 2,
+    CSP_RMA_EP_PSCW = 4,
+    CSP_RMA_EP_FENCE = 8,
+    CSP_RMA_EP_ALL = 15
+};
+
+/* A window's CasperII hints, read from an info (rmahint.c). */
+struct csp_rma_hints {
+    int config;    /* async_config: CSP_RMA_HINT_UNSET, _ON, _OFF or _AUTO */
+    int epochs;    /* epoch_type (or epochs_used): CSP_RMA_EP_* bits, 0 unset */
+    int symmetric; /* symmetric=true                                      */
+};
+
+/* A reading of the process's self-profile (user.h: prof.c) for the
+ * automatic choice of windows (rmaauto.c). */
+struct csp_rma_prof {
+    uint64_t t_ns;  /* when                                               */
+    uint64_t in_ns; /* inside MPI calls that wait: point-to-point,
+                       collectives, RMA synchronization                   */
+    uint64_t calls; /* such calls                                         */
+};
 
 /* What this origin holds on one target (csp_rma_win.held). */
 enum { CSP_RMA_NONE = 0, CSP_RMA_SHARED = 1, CSP_RMA_EXCL = 2, CSP_RMA_NOCHECK = 3 };
@@ -98,8 +146,24 @@ struct csp_rma_win {
     int direct;        /* async_config=off now: every call goes to W as is */
     int released;      /* a lock word was given back without waiting: flush
                           gwin before the memory goes (rma.c: release)     */
-    int pending;       /* a switch asked by MPI_Win_set_info (CSP_RMA_HINT_ON
-                          or _OFF), taken at the next fence; -1: none     */
+    int pending;       /* a switch asked by MPI_Win_set_info (CSP_RMA_HINT_ON,
+                          _OFF or _AUTO), taken at the next fence; -1: none */
+    int epochs;        /* CSP_RMA_EP_* the window may use (epoch_type)    */
+    int pend_epochs;   /* epoch_type asked by MPI_Win_set_info, taken with
+                          pending (the same points); 0: none               */
+    /* async_config=auto (rmaauto.c): every member's choice is the same,
+     * made at the window-wide safe points only (allocation, fences on a
+     * cadence every member counts alike, MPI_Win_set_info with
+     * symmetric=true), from the members' profiles, in one Allreduce. */
+    int auto_;         /* the runtime chooses direct                      */
+    MPI_Comm acomm;    /* the members' private communicator, made when
+                          first needed (auto, symmetric=true); or NULL    */
+    uint64_t *acc;     /* [size] operations this origin issued to each
+                          member since the last agreement (auto)          */
+    uint32_t nfence;   /* MPI_Win_fence calls on the window              */
+    uint32_t next_eval;/* the fence of the next agreement (auto)          */
+    uint32_t gap;      /* fences between agreements now (auto)            */
+    struct csp_rma_prof snap; /* the profile at the last agreement (auto) */
     struct csp_rma_win *next; /* hash chain                              */
 };
 
@@ -114,7 +178,20 @@ struct csp_rma {
     uint64_t n_ops;    /* operations redirected (CSP_STATS rma_redirected) */
     uint64_t n_wins;   /* windows redirected                             */
     uint64_t n_lock_retries;
-    uint64_t n_switches; /* windows switched by MPI_Win_set_info          */
+    uint64_t n_switches; /* windows switched (MPI_Win_set_info, auto)     */
+    uint64_t n_lockword_ops; /* atomics this origin issued on lock words  */
+    uint64_t n_agreements;   /* agreements of auto windows (rmaauto.c)    */
+    /* The automatic choice (rmaauto.c; thresholds from internal/core). */
+    int default_auto;  /* CSP_ASYNC_CONFIG=auto: windows without the hint
+                          choose themselves                               */
+    double cr_low;     /* switch on below this share of time in MPI       */
+    double cr_high;    /* switch off above it                            */
+    double min_stretch_us; /* a target entering MPI at least this often
+                          counts as in MPI                                */
+    struct csp_rma_prof hist; /* the profile at the last allocation       */
+    /* Registers an error code of class cls whose MPI_Error_string is msg
+     * (the interposer's; NULL: the bare class). */
+    int (*errcode)(int cls, const char *msg);
 };
 
 extern struct csp_rma csp_rma;
@@ -157,8 +234,9 @@ int csp_rma_free(struct csp_rma_win *w, MPI_Win *win);
 /* MPI_Win_allocate_shared, after the window win was registered (its
  * memory is the ghost's to map: base, size bytes at this process; or it
  * has no memory anywhere): collective over comm, it makes win redirected
- * unless a member cannot (no heap block for its header, a bad
- * async_config; CSP_VERBOSE=1 says so), then win stays as it is. */
+ * unless a member cannot (no heap block for its header: CSP_VERBOSE=1
+ * says so; a bad hint: returned, for the caller to raise on win), then
+ * win stays as it is. */
 int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                   MPI_Win win);
 /* A window's record leaves the table before W is freed (under
@@ -171,8 +249,60 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 int csp_rma_unlist(struct csp_rma_win *w);
 void csp_rma_freed(struct csp_rma_win *w, int ok);
 
-/* The async_config hint of info (CSP_RMA_HINT_*), and symmetric=true. */
-int csp_rma_hint(MPI_Info info, int *symmetric);
+/* All the window hints of info: MPI_SUCCESS, or MPI_ERR_INFO_VALUE with
+ * the one-line reason in why (rmahint.c). */
+int csp_rma_hints(MPI_Info info, struct csp_rma_hints *h, char *why, size_t n);
+/* epochs (CSP_RMA_EP_*) as epoch_type spells them, "lockall|lock|...";
+ * the length written. */
+int csp_rma_epochs_string(int epochs, char *s, size_t n);
+
+/* Whether an operation of w to rank goes to MPICH as is (the generated
+ * operations, zz_wrappers.c); on an auto window it is counted for the
+ * members' agreement (rmaauto.c). */
+static inline int csp_rma_direct(struct csp_rma_win *w, int rank)
+{
+    if (__builtin_expect(w->auto_, 0) && (unsigned)rank < (unsigned)w->size)
+        __atomic_fetch_add(&w->acc[rank], 1, __ATOMIC_RELAXED);
+    return w->direct;
+}
+
+/* ---- the automatic choice (rmaauto.c) ---- */
+
+/* The process's profile now; the profile starts the first time. */
+void csp_rma_prof_read(struct csp_rma_prof *p);
+/* Make w auto (collective over the window's members: it may make their
+ * communicator, a duplicate of comm or, given MPI_COMM_NULL, one of the
+ * window's group). */
+int csp_rma_auto_start(struct csp_rma_win *w, MPI_Comm comm);
+/* Make the members' communicator, if not yet (collective). */
+int csp_rma_comm(struct csp_rma_win *w, MPI_Comm comm);
+/* The members' agreement at a safe point (collective): symmetric (an
+ * MPI_Win_set_info with symmetric=true): whether every member is quiet,
+ * the pending change taken if so; on an auto window, whether it should be
+ * direct, taken. where names the call for CSP_VERBOSE. */
+int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where);
+/* The automatic choice from the members' sums v (csp_rma_agree's layout):
+ * 1 direct, 0 redirected, -1 no evidence (keep); the access-weighted
+ * share of the targets' time in MPI in *cr. Pure: every member decides
+ * alike. */
+int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double high, double min_stretch_us,
+                        double *cr);
+/* At MPI_Win_allocate: this member's profile fields (wall, in-MPI
+ * microseconds, calls since the last allocation) for the Allgather; then
+ * the auto window's start chosen from every member's (prof[stride * i]),
+ * its communicator a duplicate of comm (collective). */
+void csp_rma_alloc_profile(int64_t out[3]);
+int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *prof, int stride);
+/* w chooses itself from now on (async_config=auto taken; its state made
+ * by csp_rma_auto_start). */
+void csp_rma_auto_begin(struct csp_rma_win *w);
+/* Complete this origin's operations at every ghost (rma.c). */
+int csp_rma_flush_ghosts(void);
+/* Take the change MPI_Win_set_info asked for (a safe point). */
+void csp_rma_take_pending(struct csp_rma_win *w, const char *where);
+/* Raise cls on W with the one-line msg: under a fatal handler the line is
+ * printed; under one that returns, the code's MPI_Error_string is msg. */
+int csp_rma_raise_msg(struct csp_rma_win *w, int cls, const char *msg);
 /* MPI_Win_set_info: a change of async_config takes effect at the next
  * fence (at once with symmetric=true); MPI_Win_get_info reports it (on a
  * shared window only once the application gave the key: MPICH's info

@@ -177,6 +177,8 @@ struct csp_user {
     uint64_t prof_sleep_ns;   /* of which asleep on the wake word          */
     uint64_t prof_waits;      /* such calls                                */
     uint64_t prof_coll_ns;    /* inside blocking collectives               */
+    uint64_t prof_rma_ns;     /* inside RMA synchronization calls          */
+    uint64_t prof_calls;      /* collectives and RMA synchronization calls */
     uint64_t prof_bytes;      /* bytes sent on every communicator         */
 
     /* statistics (CSP_STATS) */
@@ -306,8 +308,19 @@ static inline void csp_prof_end(uint64_t t0)
 }
 static inline void csp_prof_end_coll(uint64_t t0)
 {
-    if (t0)
+    if (t0) {
         __atomic_fetch_add(&csp_u.prof_coll_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&csp_u.prof_calls, 1, __ATOMIC_RELAXED);
+    }
+}
+/* Around an RMA synchronization call (the windows' automatic choice,
+ * internal/user/rmaauto.c). */
+static inline void csp_prof_end_rma(uint64_t t0)
+{
+    if (t0) {
+        __atomic_fetch_add(&csp_u.prof_rma_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&csp_u.prof_calls, 1, __ATOMIC_RELAXED);
+    }
 }
 /* A message of count elements of dt was sent on c (lock held). */
 void csp_prof_sent_slow(struct csp_comm *c, int count, MPI_Datatype dt);

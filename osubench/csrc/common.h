@@ -36,7 +36,10 @@
  *                  the small-message phase, on before the overlapped one)
  *   -q us          probe: the server's compute slice between polls (default 20);
  *                  rma -w ga: the target's compute slice
- *   -w flush|ga    rma: the workload (flush: origin/target epochs; ga: many
+ *   -w flush|fence|ga
+ *                  rma: the workload (flush: origin/target epochs; fence: the
+ *                  same with a fence as the first synchronization of each
+ *                  epoch, a safe point for async_config=auto; ga: many
  *                  origins accumulate into user 0); its info and result lines
  *                  say bench=rma-ga for ga
  *   -S             halo: also MPI_Comm_set_info the hint on the Cartesian communicator
@@ -74,7 +77,7 @@ typedef struct {
     int thread_multiple;
     int busy;             /* compute: 1 busy-spin, 0 nanosleep */
     int idle;             /* rma: -c idle, no compute (busy = 0) */
-    const char *workload; /* rma: -w flush|ga */
+    const char *workload; /* rma: -w flush|fence|ga */
     int touch;            /* write send buffers before posting, read receive buffers after waiting */
     double budget_s;      /* per size and phase */
     long max_iters, min_iters;
@@ -323,7 +326,7 @@ static void osub_parse(int argc, char **argv)
             O.slice_us = atof(optarg);
             break;
         case 'w':
-            if (strcmp(optarg, "flush") != 0 && strcmp(optarg, "ga") != 0)
+            if (strcmp(optarg, "flush") != 0 && strcmp(optarg, "fence") != 0 && strcmp(optarg, "ga") != 0)
                 osub_help(argv[0]);
             O.workload = optarg;
             break;

@@ -4,7 +4,7 @@
  * MPI_COMM_WORLD, displacement unit 8 (doubles); every size must be a
  * multiple of 8 bytes.
  *
- * -w flush (the default): user 0 is the origin, user 1 the target (any
+ * -w flush (the default), -w fence: user 0 is the origin, user 1 the target (any
  * other user only joins the barriers). Per size, per operation (put, get,
  * accumulate MPI_SUM on doubles) and per target datatype (contig: size/8
  * doubles; strided: MPI_Type_vector of rows of 256 bytes, or of the whole
@@ -23,6 +23,12 @@
  *           nanosleep; -c idle: no compute, it waits in the MPI_Barrier)
  *           MPI_Barrier
  *           [touch: read the window where the operation wrote]
+ *
+ * With -w fence the first MPI_Barrier of every iteration is
+ * MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED) on the window
+ * instead: it opens no epoch (the lock epoch may follow) and is a
+ * window-wide point where every member is, where async_config=auto may
+ * switch the window (CasperII agrees there on a cadence).
  *
  * The origin's epoch starts right after the barrier, so it overlaps the
  * target's compute. Rank 0 prints per size, for each <op>_<dt> (put, get,
@@ -68,6 +74,17 @@ static MPI_Win win;
 static double *wbase; /* the window's memory */
 static double *obuf;  /* the origin's buffer */
 static int ga;        /* -w ga */
+static int fence;     /* -w fence */
+
+/* start_sync is the first synchronization of an iteration: a barrier, or
+ * with -w fence a fence that opens no epoch. */
+static void start_sync(void)
+{
+    if (fence)
+        OSUB_CHECK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, win));
+    else
+        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+}
 
 /* cpu_now is this thread's CPU time (user + system). */
 static double cpu_now(void)
@@ -168,7 +185,7 @@ static void iterate(long iters, int op, int dt, long n, MPI_Datatype tt, int tco
             touch_doubles(obuf, n);
             t->touch += osub_now() - w0;
         }
-        OSUB_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        start_sync();
         if (osub_rank == 0) {
             double t0 = osub_now();
             OSUB_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, TARGET, 0, win));
@@ -452,6 +469,7 @@ int main(int argc, char **argv)
 {
     osub_init(&argc, &argv, "rma");
     ga = strcmp(O.workload, "ga") == 0;
+    fence = strcmp(O.workload, "fence") == 0;
     long maxsz = osub_max_size();
     for (int s = 0; s < O.nsizes; s++)
         if (O.sizes[s] < 8 || O.sizes[s] % 8 != 0)
@@ -462,9 +480,9 @@ int main(int argc, char **argv)
                    "window=MPI_Win_allocate(info=MPI_INFO_NULL)\n",
                    osub_nusers - 1, O.slice_us);
         else
-            printf("osub-info bench=rma workload=flush origin=0 target=%d compute_us=%g "
+            printf("osub-info bench=rma workload=%s origin=0 target=%d compute_us=%g sync=%s "
                    "window=MPI_Win_allocate(info=MPI_INFO_NULL)\n",
-                   TARGET, O.halo_us);
+                   O.workload, TARGET, O.halo_us, fence ? "fence" : "barrier");
         fflush(stdout);
     }
     /* Twice the largest size: the strided type spans two rows per row. */

@@ -20,18 +20,38 @@
  *   ip_rma switch  async_config off, then on at a fence, then off at once
  *                  (symmetric=true): exactly 6 operations per rank take
  *                  the ghosts' path
- *   ip_rma serve [flavor [MS]]  rank 0 runs 200 epochs (shared lock,
- *                  accumulate, flush, unlock) on rank 1 while rank 1
- *                  computes MS ms (300)
- *                  without calling MPI; then an exclusive epoch and the
- *                  window's free right after its unlock
+ *   ip_rma serve [flavor [MS]]
+ *                  rank 0 runs 200 epochs (shared lock, accumulate,
+ *                  flush, unlock) on rank 1 while rank 1 computes MS ms
+ *                  (300) without calling MPI; then an exclusive epoch and
+ *                  the window's free right after its unlock
  *   ip_rma self    (shared only) a window over MPI_COMM_SELF per rank:
  *                  every epoch kind and operation on oneself
+ *   ip_rma epochs  epoch_type: bad values (MPI_ERR_INFO_VALUE and its
+ *                  line), epochs it excludes (MPI_ERR_RMA_SYNC and its
+ *                  line), what MPI_Win_get_info reports (CasperII only)
+ *   ip_rma fatalhint, fatalepoch
+ *                  a bad epoch_type, an epoch it excludes, under the default
+ *                  fatal handlers: the job ends with one line
+ *   ip_rma lockall hint|none
+ *                  lock_all epochs (put, accumulate, get, flush) on a
+ *                  window with epoch_type=lockall or without it; rank 0
+ *                  prints the mean lock_all + put + unlock_all time
+ *   ip_rma auto    fence epochs in three phases, targets computing 5 ms
+ *                  between fences, then idle in MPI, then computing;
+ *                  prints what MPI_Win_get_info says is in effect after
+ *                  each (run it with CSP_ASYNC_CONFIG=auto)
+ *   ip_rma autopassive
+ *                  lock epochs only, the window made auto by
+ *                  MPI_Win_set_info(async_config=auto, symmetric=true):
+ *                  three phases (computing, idle in MPI, computing), each
+ *                  ended by a barrier and MPI_Win_set_info(symmetric=true)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int rank, size;
 /* "shared": windows of MPI_Win_allocate_shared (1); "noncontig": the
@@ -617,6 +637,311 @@ static void switching(void)
     result("switch", ok);
 }
 
+/* ---- epoch_type ---- */
+
+/* err_is checks rc's class and that its MPI_Error_string names every
+ * word of want (NULL-terminated); prints what it saw when not. */
+static int err_is(const char *name, int rc, int cls, const char *const *want)
+{
+    int c = -1, len = 0, ok;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    MPI_Error_class(rc, &c);
+    MPI_Error_string(rc, msg, &len);
+    ok = c == cls;
+    for (int i = 0; want && want[i]; i++)
+        ok &= strstr(msg, want[i]) != NULL;
+    if (!ok)
+        printf("bad rank=%d name=%s class=%d want=%d msg=%s\n", rank, name, c, cls, msg);
+    else if (rank == 0)
+        printf("error name=%s class=%d msg=%s\n", name, c, msg);
+    return ok;
+}
+
+static MPI_Win hinted(const char *key, const char *value, long **base, int *rc)
+{
+    MPI_Info info;
+    MPI_Win w = MPI_WIN_NULL;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    *rc = MPI_Win_allocate(8 * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, base, &w);
+    MPI_Info_free(&info);
+    if (w != MPI_WIN_NULL)
+        MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+    return w;
+}
+
+/* info_is: MPI_Win_get_info says key=want. */
+static int info_is(MPI_Win w, const char *key, const char *want)
+{
+    MPI_Info got;
+    char v[64] = "-";
+    int flag = 0;
+    MPI_Win_get_info(w, &got);
+    MPI_Info_get(got, key, sizeof v - 1, v, &flag);
+    MPI_Info_free(&got);
+    if (!flag || strcmp(v, want) != 0) {
+        printf("bad rank=%d info %s=%s want %s\n", rank, key, flag ? v : "(none)", want);
+        return 0;
+    }
+    return 1;
+}
+
+static void epochs(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    long *base;
+    int rc, ok = 1;
+    MPI_Win w;
+    static const char *const accepted[] = {"lockall, lock, pscw, fence", NULL};
+    /* Bad values: the window exists (MPICH's), the call says why. */
+    const char *const bad1[] = {"epoch_type", "lock,bogus", "unknown part \"bogus\"", "lockall, lock, pscw, fence", NULL};
+    w = hinted("epoch_type", "lock,bogus", &base, &rc);
+    ok &= err_is("alloc_bogus", rc, MPI_ERR_INFO_VALUE, bad1) && w != MPI_WIN_NULL;
+    MPI_Win_free(&w);
+    const char *const bad2[] = {"epochs_used", "empty value", "lockall, lock, pscw, fence", NULL};
+    w = hinted("epochs_used", " ", &base, &rc);
+    ok &= err_is("alloc_empty", rc, MPI_ERR_INFO_VALUE, bad2);
+    MPI_Win_free(&w);
+    const char *const bad3[] = {"epoch_type", "lockall||fence", "empty part", NULL};
+    w = hinted("epoch_type", "lockall||fence", &base, &rc);
+    ok &= err_is("alloc_emptypart", rc, MPI_ERR_INFO_VALUE, bad3);
+    MPI_Win_free(&w);
+    const char *const bad4[] = {"async_config", "maybe", "on, off, auto", NULL};
+    w = hinted("async_config", "maybe", &base, &rc);
+    ok &= err_is("alloc_async", rc, MPI_ERR_INFO_VALUE, bad4);
+    MPI_Win_free(&w);
+
+    /* lockall (Casper's spelling, any case, spaces): lock_all only. */
+    w = hinted("epochs_used", " LockAll ", &base, &rc);
+    ok &= rc == MPI_SUCCESS && info_is(w, "epoch_type", "lockall") && info_is(w, "epochs_used", "lockall");
+    const char *const nolock[] = {"MPI_Win_lock", "epoch_type=lockall", "add lock", NULL};
+    ok &= err_is("lock_excluded", MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w), MPI_ERR_RMA_SYNC, nolock);
+    const char *const nofence[] = {"MPI_Win_fence", "epoch_type=lockall", "add fence", NULL};
+    ok &= err_is("fence_excluded", MPI_Win_fence(0, w), MPI_ERR_RMA_SYNC, nofence);
+    MPI_Group g;
+    MPI_Win_get_group(w, &g);
+    const char *const nopscw[] = {"MPI_Win_start", "add pscw", NULL};
+    ok &= err_is("start_excluded", MPI_Win_start(g, 0, w), MPI_ERR_RMA_SYNC, nopscw);
+    const char *const nopost[] = {"MPI_Win_post", "add pscw", NULL};
+    ok &= err_is("post_excluded", MPI_Win_post(g, 0, w), MPI_ERR_RMA_SYNC, nopost);
+    MPI_Group_free(&g);
+    long v = rank + 1, got = -1;
+    ok &= MPI_Win_lock_all(0, w) == MPI_SUCCESS;
+    MPI_Put(&v, 1, MPI_LONG, (rank + 1) % size, 0, 1, MPI_LONG, w);
+    ok &= MPI_Win_unlock_all(w) == MPI_SUCCESS;
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, w);
+    MPI_Get(&got, 1, MPI_LONG, rank, 0, 1, MPI_LONG, w);
+    MPI_Win_unlock_all(w);
+    ok &= got == (rank + size - 1) % size + 1;
+    /* A bad value in MPI_Win_set_info changes nothing. */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "epoch_type", "lockall|nope");
+    const char *const bad5[] = {"MPI_Win_set_info", "epoch_type", "lockall|nope", "unknown part \"nope\"", NULL};
+    ok &= err_is("setinfo_bad", MPI_Win_set_info(w, info), MPI_ERR_INFO_VALUE, bad5);
+    ok &= info_is(w, "epoch_type", "lockall");
+    /* Adding fence: the fence the change waits for is allowed. */
+    MPI_Info_set(info, "epoch_type", "fence;lockall");
+    ok &= MPI_Win_set_info(w, info) == MPI_SUCCESS;
+    ok &= MPI_Win_fence(0, w) == MPI_SUCCESS;
+    ok &= MPI_Win_fence(MPI_MODE_NOSUCCEED, w) == MPI_SUCCESS;
+    ok &= info_is(w, "epoch_type", "lockall|fence");
+    /* Both names, disagreeing. */
+    MPI_Info_set(info, "epochs_used", "lock");
+    const char *const bad6[] = {"disagree", NULL};
+    ok &= err_is("setinfo_disagree", MPI_Win_set_info(w, info), MPI_ERR_INFO_VALUE, bad6);
+    MPI_Info_free(&info);
+    MPI_Win_free(&w);
+
+    /* lock alone allows lock_all too (as Casper); the default allows all. */
+    w = hinted("epoch_type", "lock", &base, &rc);
+    ok &= MPI_Win_lock_all(0, w) == MPI_SUCCESS && MPI_Win_unlock_all(w) == MPI_SUCCESS;
+    ok &= MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w) == MPI_SUCCESS && MPI_Win_unlock(0, w) == MPI_SUCCESS;
+    const char *const nofence2[] = {"epoch_type=lock excludes", NULL};
+    ok &= err_is("fence_excluded_lock", MPI_Win_fence(0, w), MPI_ERR_RMA_SYNC, nofence2);
+    MPI_Win_free(&w);
+    w = hinted("async_config", "auto", &base, &rc);
+    ok &= info_is(w, "epoch_type", "lockall|lock|pscw|fence") && info_is(w, "async_config", "auto");
+    MPI_Win_free(&w);
+    (void)accepted;
+    result("epochs", ok);
+}
+
+/* Under the default fatal handlers: a bad epoch_type (fatalhint) or an
+ * epoch it excludes (fatalepoch) ends the job with one line. */
+static void fatal_epochs(int hint)
+{
+    long *base;
+    int rc;
+    MPI_Win w = hinted("epoch_type", hint ? "lockall,everything" : "lockall", &base, &rc);
+    if (!hint) {
+        MPI_Win_set_errhandler(w, MPI_ERRORS_ARE_FATAL);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+    }
+    result("fatal_not_reached", 0);
+    MPI_Win_free(&w);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* spin computes for ms milliseconds without calling MPI. */
+static void spin(double ms)
+{
+    double end = now_s() + ms * 1e-3;
+    while (now_s() < end)
+        ;
+}
+
+static void lockall(int hint)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    if (hint) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "epoch_type", "lockall");
+    }
+    long *base;
+    MPI_Win w;
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), info, MPI_COMM_WORLD, &base, &w);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    MPI_Win_lock_all(0, w);
+    memset(base, 0, SLOTS * sizeof(long));
+    MPI_Win_sync(w);
+    MPI_Win_unlock_all(w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int peer = (rank + 1) % size, from = (rank + size - 1) % size, ok = 1;
+    const int rounds = 40;
+    long one = 1;
+    for (int i = 0; i < rounds; i++) {
+        long v = 100 * i + rank, got = -1;
+        MPI_Win_lock_all(0, w);
+        MPI_Put(&v, 1, MPI_LONG, peer, 0, 1, MPI_LONG, w);
+        for (int t = 0; t < size; t++)
+            MPI_Accumulate(&one, 1, MPI_LONG, t, 1 + rank, 1, MPI_LONG, MPI_SUM, w);
+        MPI_Win_flush_all(w);
+        MPI_Get(&got, 1, MPI_LONG, peer, 0, 1, MPI_LONG, w);
+        MPI_Win_unlock_all(w);
+        ok &= got == v;
+        MPI_Barrier(MPI_COMM_WORLD);
+        ok &= base[0] == 100 * i + from;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (int s = 0; s < size; s++)
+        ok &= base[1 + s] == rounds;
+    printf("value rank=%d lockall=%ld,%ld\n", rank, base[0], base[1]);
+    /* The epoch alone: lock_all, one put to the peer, unlock_all. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now_s();
+    const int epochs = 50;
+    for (int i = 0; i < epochs; i++) {
+        long v = i;
+        MPI_Win_lock_all(0, w);
+        MPI_Put(&v, 1, MPI_LONG, peer, 2 + size, 1, MPI_LONG, w);
+        MPI_Win_unlock_all(w);
+    }
+    double us = (now_s() - t0) / epochs * 1e6;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("time name=lockall_epoch hint=%s ranks=%d us=%.1f\n", hint ? "lockall" : "none", size, us);
+    MPI_Win_free(&w);
+    result("lockall", ok);
+}
+
+/* What MPI_Win_get_info says is in effect ("-": nothing, as MPICH). */
+static void effect(MPI_Win w, int phase)
+{
+    MPI_Info got;
+    char v[16] = "-", a[16] = "-";
+    int flag = 0;
+    MPI_Win_get_info(w, &got);
+    MPI_Info_get(got, "async_config_in_effect", sizeof v - 1, v, &flag);
+    MPI_Info_get(got, "async_config", sizeof a - 1, a, &flag);
+    MPI_Info_free(&got);
+    printf("effect rank=%d phase=%d async_config=%s in_effect=%s\n", rank, phase, a, v);
+}
+
+static void autofence(void)
+{
+    long *base;
+    MPI_Win w;
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+    MPI_Win_fence(0, w);
+    memset(base, 0, SLOTS * sizeof(long));
+    const int iters = 40;
+    long one = 1;
+    for (int phase = 0; phase < 3; phase++) {
+        int busy = phase != 1;
+        for (int i = 0; i < iters; i++) {
+            MPI_Win_fence(0, w);
+            for (int t = 0; t < size; t++)
+                MPI_Accumulate(&one, 1, MPI_LONG, t, phase, 1, MPI_LONG, MPI_SUM, w);
+            long v = 1000 * phase + i;
+            MPI_Put(&v, 1, MPI_LONG, (rank + 1) % size, 3 + phase, 1, MPI_LONG, w);
+            if (busy)
+                spin(5);
+        }
+        MPI_Win_fence(0, w);
+        effect(w, phase);
+    }
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, w);
+    int ok = 1;
+    for (int p = 0; p < 3; p++)
+        ok &= base[p] == (long)iters * size && base[3 + p] == 1000 * p + iters - 1;
+    printf("value rank=%d auto=%ld,%ld,%ld,%ld,%ld,%ld\n", rank, base[0], base[1], base[2], base[3], base[4],
+           base[5]);
+    MPI_Win_free(&w);
+    result("auto", ok);
+}
+
+static void autopassive(void)
+{
+    long *base;
+    MPI_Win w;
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
+    memset(base, 0, SLOTS * sizeof(long));
+    MPI_Win_unlock(rank, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info info, sym;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "async_config", "auto");
+    MPI_Info_set(info, "symmetric", "true");
+    MPI_Win_set_info(w, info);
+    MPI_Info_free(&info);
+    MPI_Info_create(&sym);
+    MPI_Info_set(sym, "symmetric", "true");
+    int peer = (rank + 1) % size;
+    long one = 1;
+    const int iters = 30;
+    for (int phase = 0; phase < 3; phase++) {
+        int busy = phase != 1;
+        for (int i = 0; i < iters; i++) {
+            MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+            MPI_Accumulate(&one, 1, MPI_LONG, peer, phase, 1, MPI_LONG, MPI_SUM, w);
+            MPI_Win_unlock(peer, w);
+            if (busy)
+                spin(5);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_set_info(w, sym); /* the members agree here */
+        effect(w, phase);
+    }
+    MPI_Info_free(&sym);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    int ok = base[0] == iters && base[1] == iters && base[2] == iters;
+    printf("value rank=%d autopassive=%ld,%ld,%ld\n", rank, base[0], base[1], base[2]);
+    MPI_Win_unlock(rank, w);
+    MPI_Win_free(&w);
+    result("autopassive", ok);
+}
+
 static void fatal(void)
 {
     long *base;
@@ -719,6 +1044,16 @@ int main(int argc, char **argv)
         serve(argc > 3 ? atof(argv[3]) : 300);
     } else if (strcmp(mode, "self") == 0) {
         self_window();
+    } else if (strcmp(mode, "fatalhint") == 0 || strcmp(mode, "fatalepoch") == 0) {
+        fatal_epochs(strcmp(mode, "fatalhint") == 0);
+    } else if (strcmp(mode, "epochs") == 0) {
+        epochs();
+    } else if (strcmp(mode, "lockall") == 0) {
+        lockall(argc > 2 && strcmp(argv[2], "hint") == 0);
+    } else if (strcmp(mode, "auto") == 0) {
+        autofence();
+    } else if (strcmp(mode, "autopassive") == 0) {
+        autopassive();
     }
     MPI_Finalize();
     return 0;

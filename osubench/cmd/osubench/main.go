@@ -66,7 +66,8 @@ Modes: mpi (plain MPICH), thread (MPIR_CVAR_ASYNC_PROGRESS=1 + MPI_THREAD_MULTIP
   cspii-hint (phases only: the program sets async_config off/on per phase),
   go-tag / go-dup (the Go-API latency program; latency only), cspii (LD_PRELOAD,
   CSP_ASYNC_MODE=rma|pt2pt: windows redirected to the ghosts), cspii-pt2pt (LD_PRELOAD,
-  CSP_ASYNC_MODE=pt2pt: windows MPICH's). probe: the CasperII modes'
+  CSP_ASYNC_MODE=pt2pt: windows MPICH's); with rma, cspii-auto's windows choose redirection
+  themselves at fences (use --rma-sync fence to give rma-flush fences). probe: the CasperII modes'
   communicator allows MPI_ANY_SOURCE (wildcard_used=any_src).
   Default modes: mpi,thread,cspii-tag,cspii-dup,cspii-off,cspii-auto (phases: mpi,cspii-tag,
   cspii-off,cspii-auto,cspii-hint; probe: mpi,cspii-tag,cspii-off,cspii-auto; rma: mpi,thread,
@@ -112,6 +113,7 @@ type opts struct {
 	rmaCompute                                                                             time.Duration
 	gaSlice                                                                                float64
 	rmaMinIters                                                                            int
+	rmaSync                                                                                string
 	reps, minIters, maxIters, window                                                       int
 	budget, haloUs                                                                         float64
 	phaseUs, probeSlice, probeThink                                                        float64
@@ -144,6 +146,7 @@ func newFlags(o *opts) *flag.FlagSet {
 	fs.DurationVar(&o.rmaCompute, "rma-compute", 20*time.Millisecond, "rma: the target's compute per epoch")
 	fs.IntVar(&o.rmaMinIters, "rma-min-iters", 4, "rma: minimum epochs per size, operation and datatype (each lasts --rma-compute)")
 	fs.Float64Var(&o.gaSlice, "ga-slice", 100, "rma-ga: user 0's compute slice, us")
+	fs.StringVar(&o.rmaSync, "rma-sync", "barrier", "rma-flush: each epoch's first synchronization, barrier or fence (MPI_Win_fence opening no epoch: where async_config=auto, mode cspii-auto, may switch the window)")
 	fs.StringVar(&o.touch, "touch", "", "touch the buffers every iteration (write the send buffer before the post, read the receive buffer after the wait): on, off, both (off: a secondary series) (default on; run all: both)")
 	fs.StringVar(&o.transport, "transport", "shm", "shm (MPICH's shared memory), tcp (-genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self: every process remote, UCX over TCP), or a list, e.g. shm,tcp")
 	fs.IntVar(&o.reps, "reps", 0, "repetitions per mode, interleaved (default 5; 3 with --quick)")
@@ -230,7 +233,7 @@ func parseRun(args []string) (osubench.Config, opts, error) {
 		Timeout: o.timeout, Lib: o.lib, Cache: o.cache, OverlapCompute: o.overlapCompute, HaloComputeUs: o.haloUs,
 		Window: o.window, PhaseComputeUs: o.phaseUs, PhasePingPongs: o.phasePingPongs, PhaseWindows: o.phaseWindows,
 		PhaseExchanges: o.phaseExchanges, ProbeSliceUs: o.probeSlice, ProbeThinkUs: o.probeThink,
-		RMAComputeUs: float64(o.rmaCompute) / float64(time.Microsecond), GASliceUs: o.gaSlice, RMAMinIters: o.rmaMinIters, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
+		RMAComputeUs: float64(o.rmaCompute) / float64(time.Microsecond), GASliceUs: o.gaSlice, RMAMinIters: o.rmaMinIters, RMASync: o.rmaSync, Check: o.check, Genv: o.genv, QuietWait: o.quietWait, QuietCores: o.quietCores, SetInfo: o.setinfo, Progress: os.Stderr, Argv: append([]string{"osubench", "run", benchArg}, args...)}
 	var err error
 	if cfg.Benches, err = osubench.ParseBenches(benchArg); err != nil {
 		return cfg, o, err
@@ -274,6 +277,9 @@ func parseRun(args []string) (osubench.Config, opts, error) {
 	}
 	if o.rmaCompute <= 0 {
 		return cfg, o, fmt.Errorf("--rma-compute %v: want a positive duration", o.rmaCompute)
+	}
+	if o.rmaSync != "barrier" && o.rmaSync != "fence" {
+		return cfg, o, fmt.Errorf("--rma-sync %q: want barrier or fence", o.rmaSync)
 	}
 	if o.overlapCompute != "mpi" && o.overlapCompute != "self" {
 		return cfg, o, fmt.Errorf("--overlap-compute %q: want mpi or self", o.overlapCompute)

@@ -1,0 +1,294 @@
+/*
+ * rmaauto.c: the automatic choice of redirected windows (async_config=auto
+ * on a window, or CSP_ASYNC_CONFIG=auto), and the members' agreement at
+ * the window-wide safe points.
+ *
+ * Redirection pays when a target computes outside MPI while origins
+ * access it (plain MPICH makes the origin wait for the target's next MPI
+ * call: milliseconds), and loses when the targets are mostly inside MPI
+ * (an idle target answers MPICH's epoch in microseconds; a redirected
+ * epoch costs round trips to a ghost that polls: docs/design.md section
+ * 11). As in Casper's self-profiling (the paper's section 5.3), each
+ * process measures the share of its time spent inside MPI (the CR rate:
+ * waits, blocking point-to-point, collectives, RMA synchronization;
+ * user.h: csp_prof_*), and the members choose with two thresholds
+ * (hysteresis): redirect when the share is below cr_low, stop above
+ * cr_high, change nothing in between. Two refinements of Casper's rule:
+ *
+ *   - the shares are weighted by how often the members were accessed
+ *     (each origin counts its operations per target: csp_rma_direct and
+ *     csp_rma_target_of), since only targets make an origin wait; a
+ *     window nobody accessed keeps its choice;
+ *   - a target that enters MPI at least every min_stretch_us (its time
+ *     outside MPI over its calls) counts as inside MPI: plain MPICH's
+ *     epochs to it wait less than a redirected epoch costs.
+ *
+ * Every member must make the same choice at the same point, so the choice
+ * is made only where all members are, between the same two epochs: at
+ * MPI_Win_allocate (from the members' profiles since the last allocation,
+ * every member weighted alike: no access yet), at MPI_Win_set_info with
+ * symmetric=true, and at MPI_Win_fence, not every one: a fence is
+ * collective, so every member counts them alike and agrees at the same
+ * ones (after CSP_RMA_GAP_MIN fences, then at doubling intervals up to
+ * CSP_RMA_GAP_MAX while nothing changes). An agreement is one Allreduce
+ * (MPI_SUM of int64s, exact, so every member reads the same sums) over the
+ * window's private communicator: per member its wall time, time in MPI and
+ * calls since the last agreement (its own slot, zero elsewhere), and the
+ * operations each origin issued to each member. A profile shorter than
+ * CSP_RMA_AUTO_BASE_US decides nothing (it is kept for the next). A window
+ * with passive-target epochs only chooses at allocation and at
+ * MPI_Win_set_info(symmetric=true).
+ */
+#include "rma.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fences before the first agreement of an auto window, and at most
+ * between two. */
+#define CSP_RMA_GAP_MIN 2
+#define CSP_RMA_GAP_MAX 16
+/* The shortest profile (wall time of each accessed member) that decides. */
+#define CSP_RMA_AUTO_BASE_US 1000
+/* A tag for MPI_Comm_create_group (collective over the window's group). */
+#define CSP_RMA_COMM_TAG 0x5c51
+
+void csp_rma_prof_read(struct csp_rma_prof *p)
+{
+    if (!csp_u.prof)
+        csp_u.prof = 1;
+    p->t_ns = csp_now_ns();
+    p->in_ns = __atomic_load_n(&csp_u.prof_mpi_ns, __ATOMIC_RELAXED) +
+               __atomic_load_n(&csp_u.prof_coll_ns, __ATOMIC_RELAXED) +
+               __atomic_load_n(&csp_u.prof_rma_ns, __ATOMIC_RELAXED);
+    p->calls = __atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED) +
+               __atomic_load_n(&csp_u.prof_calls, __ATOMIC_RELAXED);
+}
+
+int csp_rma_comm(struct csp_rma_win *w, MPI_Comm comm)
+{
+    if (w->acomm != MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    int rc;
+    if (comm != MPI_COMM_NULL) {
+        rc = PMPI_Comm_dup(comm, &w->acomm);
+    } else {
+        MPI_Group g;
+        rc = PMPI_Win_get_group(w->win, &g);
+        if (rc == MPI_SUCCESS) {
+            rc = PMPI_Comm_create_group(csp_u.world, g, CSP_RMA_COMM_TAG, &w->acomm);
+            PMPI_Group_free(&g);
+        }
+    }
+    if (rc != MPI_SUCCESS) {
+        w->acomm = MPI_COMM_NULL;
+        return rc;
+    }
+    return PMPI_Comm_set_errhandler(w->acomm, MPI_ERRORS_RETURN);
+}
+
+/* restart begins a profile epoch of w: now, no operation counted. */
+static void restart(struct csp_rma_win *w)
+{
+    csp_rma_prof_read(&w->snap);
+    for (int i = 0; i < w->size; i++)
+        __atomic_store_n(&w->acc[i], 0, __ATOMIC_RELAXED);
+}
+
+int csp_rma_auto_start(struct csp_rma_win *w, MPI_Comm comm)
+{
+    int rc = csp_rma_comm(w, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!w->acc && !(w->acc = calloc((size_t)w->size, sizeof *w->acc)))
+        return MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
+}
+
+/* begin makes w choose itself from now on (its state made by
+ * csp_rma_auto_start). */
+static void begin(struct csp_rma_win *w)
+{
+    restart(w);
+    w->gap = CSP_RMA_GAP_MIN;
+    w->next_eval = w->nfence + w->gap;
+    w->auto_ = 1;
+}
+
+int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double high, double min_stretch_us,
+                        double *cr)
+{
+    const int64_t *m = v + 1, *acc = v + 1 + 3 * (size_t)n;
+    double num = 0, den = 0;
+    for (int t = 0; t < n; t++) {
+        if (acc[t] <= 0)
+            continue;
+        double wall = (double)m[3 * t], in = (double)m[3 * t + 1], calls = (double)m[3 * t + 2];
+        if (wall < CSP_RMA_AUTO_BASE_US)
+            return -1;
+        double c = in >= wall ? 1 : in / wall;
+        if ((wall - in) / (calls + 1) < min_stretch_us)
+            c = 1; /* it enters MPI often enough to answer epochs itself */
+        num += (double)acc[t] * c;
+        den += (double)acc[t];
+    }
+    if (den == 0)
+        return -1;
+    *cr = num / den;
+    if (direct && *cr < low)
+        return 0;
+    if (!direct && *cr > high)
+        return 1;
+    return direct;
+}
+
+/* quiet: no epoch of this process is open on w. */
+static int quiet(const struct csp_rma_win *w)
+{
+    return !w->fence && !w->lock_all && w->nheld == 0 && !w->started;
+}
+
+/* choose_say tells (CSP_VERBOSE, the window's rank 0) what the automatic
+ * choice did at where. */
+static void choose_say(const struct csp_rma_win *w, const char *what, const char *where, double cr, int evidence)
+{
+    if (csp_rma.verbose < 1 || w->rank != 0)
+        return;
+    if (!evidence) {
+        fprintf(stderr, "casperii: window 0x%x: async_config=auto: %s at %s (no profile yet)\n", (unsigned)w->win,
+                what, where);
+        return;
+    }
+    fprintf(stderr,
+            "casperii: window 0x%x: async_config=auto: %s at %s (its targets spent %.0f%% of their time in MPI; "
+            "on below %.0f%%, off above %.0f%%)\n",
+            (unsigned)w->win, what, where, 100 * cr, 100 * csp_rma.cr_low, 100 * csp_rma.cr_high);
+}
+
+/* set_direct makes w direct (or redirected) from now on: the members
+ * agreed at a point where no origin has an operation of the old path in
+ * flight (this origin's are flushed first). */
+static int set_direct(struct csp_rma_win *w, int direct)
+{
+    int rc = MPI_SUCCESS;
+    if (!w->direct && direct)
+        rc = csp_rma_flush_ghosts();
+    w->direct = direct;
+    csp_rma.n_switches++;
+    return rc;
+}
+
+int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
+{
+    int n = w->size, au = w->auto_;
+    size_t len = 1 + (au ? 4 * (size_t)n : 0);
+    int64_t *mine = calloc(2 * len, sizeof *mine);
+    if (!mine) /* every member must call the Allreduce: this ends the job */
+        return csp_rma_raise_msg(w, MPI_ERR_NO_MEM, "CasperII: out of memory in a window's agreement");
+    int64_t *sum = mine + len;
+    mine[0] = symmetric && !quiet(w);
+    struct csp_rma_prof now = {0, 0, 0};
+    if (au) {
+        csp_rma_prof_read(&now);
+        int64_t *m = mine + 1 + 3 * (size_t)w->rank;
+        m[0] = (int64_t)((now.t_ns - w->snap.t_ns) / 1000);
+        m[1] = (int64_t)((now.in_ns - w->snap.in_ns) / 1000);
+        m[2] = (int64_t)(now.calls - w->snap.calls);
+        for (int t = 0; t < n; t++)
+            mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
+    }
+    int rc = PMPI_Allreduce(mine, sum, (int)len, MPI_INT64_T, MPI_SUM, w->acomm);
+    if (rc != MPI_SUCCESS) {
+        free(mine);
+        return rc;
+    }
+    int all_quiet = sum[0] == 0;
+    if (symmetric && all_quiet && (w->pending >= 0 || w->pend_epochs)) {
+        if (!w->direct)
+            rc = csp_rma_flush_ghosts();
+        csp_rma_take_pending(w, where);
+    } else if (symmetric && !all_quiet && (w->pending >= 0 || w->pend_epochs) && csp_rma.verbose >= 1 &&
+               w->rank == 0) {
+        fprintf(stderr,
+                "casperii: window 0x%x: %s: %lld member(s) had an epoch open; the change waits for the next "
+                "MPI_Win_fence\n",
+                (unsigned)w->win, where, (long long)sum[0]);
+    }
+    if (au && w->auto_) {
+        csp_rma.n_agreements++;
+        double cr = 0;
+        int d = csp_rma_auto_choose(n, sum, w->direct, csp_rma.cr_low, csp_rma.cr_high, csp_rma.min_stretch_us,
+                                    &cr);
+        int change = d >= 0 && d != w->direct && (!symmetric || all_quiet);
+        if (d >= 0)
+            restart(w); /* else: too short, kept for the next agreement */
+        if (change) {
+            int r = set_direct(w, d);
+            if (rc == MPI_SUCCESS)
+                rc = r;
+            choose_say(w, d ? "off" : "on", where, cr, 1);
+            w->gap = CSP_RMA_GAP_MIN;
+        } else if (w->gap < CSP_RMA_GAP_MAX) {
+            w->gap *= 2;
+        }
+        w->next_eval = w->nfence + w->gap;
+        if (!change && d >= 0 && csp_rma.verbose >= 2 && w->rank == 0)
+            fprintf(stderr,
+                    "casperii: window 0x%x: async_config=auto: stays %s at %s (its targets spent %.0f%% of their "
+                    "time in MPI)\n",
+                    (unsigned)w->win, w->direct ? "off" : "on", where, 100 * cr);
+    }
+    free(mine);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : csp_rma_raise_rc(w, where, rc);
+}
+
+/* ---- at allocation (csp_rma_allocate) ---- */
+
+/* csp_rma_alloc_profile fills this member's profile fields of the
+ * allocation's Allgather: wall, in-MPI microseconds and calls since the
+ * last allocation (zero the first time: the profile starts now). */
+void csp_rma_alloc_profile(int64_t out[3])
+{
+    struct csp_rma_prof now;
+    int had = csp_rma.hist.t_ns != 0;
+    csp_rma_prof_read(&now);
+    out[0] = out[1] = out[2] = 0;
+    if (had) {
+        out[0] = (int64_t)((now.t_ns - csp_rma.hist.t_ns) / 1000);
+        out[1] = (int64_t)((now.in_ns - csp_rma.hist.in_ns) / 1000);
+        out[2] = (int64_t)(now.calls - csp_rma.hist.calls);
+    }
+    csp_rma.hist = now;
+}
+
+/* csp_rma_alloc_choose chooses an auto window's start from the members'
+ * profile fields (prof[3 * i ...], as csp_rma_alloc_profile gave them),
+ * every member weighted alike, and starts it (w made, its communicator
+ * comm's duplicate: collective). Redirected unless the members were
+ * mostly in MPI. */
+int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *prof, int stride)
+{
+    int rc = csp_rma_auto_start(w, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int n = w->size;
+    int64_t *v = calloc(1 + 4 * (size_t)n, sizeof *v);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        memcpy(v + 1 + 3 * (size_t)i, prof + (size_t)stride * i, 3 * sizeof *v);
+        v[1 + 3 * (size_t)n + i] = 1;
+    }
+    double cr = 0;
+    int d = csp_rma_auto_choose(n, v, 0, csp_rma.cr_low, csp_rma.cr_high, csp_rma.min_stretch_us, &cr);
+    free(v);
+    w->direct = d == 1;
+    begin(w);
+    choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr, d >= 0);
+    return MPI_SUCCESS;
+}
+
+/* csp_rma_auto_begin makes w choose itself from now on (MPI_Win_set_info
+ * asked for async_config=auto; its state was made there). */
+void csp_rma_auto_begin(struct csp_rma_win *w) { begin(w); }
