@@ -100,12 +100,15 @@ func TestIssue16Spec(t *testing.T) {
 	assert.Equal(t, "", modeMismatch(RMAGA, cs, Layout{1, 3, 1}))
 }
 
-// The ghosts get CPUs of their own, the users the others.
+// The ghosts get CPUs of their own, the users the others; where the
+// ghosts do not all fit, the target's ghost gets one and the others join
+// the users.
 func TestGhostCoresCPUs(t *testing.T) {
 	cs, _ := LookupMode("cspii")
 	mpi, _ := LookupMode("mpi")
 	two := []int{0, 1}
-	assert.Equal(t, []int{1, 0, 1, 0}, GhostCoresCPUs(DefaultLayout, cs, two), "ranks 0 and 2 are the ghosts")
+	assert.Equal(t, []int{0, 0, 1, 0}, GhostCoresCPUs(DefaultLayout, cs, two), "rank 2 is the target's ghost, rank 0 the origin's")
+	assert.Equal(t, []int{0, 0, 1, 0, 0, 0}, GhostCoresCPUs(Layout{Nodes: 3, Users: 1, Ghosts: 1}, cs, []int{0, 1}), "ranks 0, 2 and 4 are ghosts; 2 serves user 1")
 	assert.Equal(t, []int{0, 0}, GhostCoresCPUs(DefaultLayout, mpi, two), "the users where the ghost modes put them")
 	assert.Equal(t, []int{2, 0, 3, 1}, GhostCoresCPUs(DefaultLayout, cs, []int{0, 1, 2, 3}), "a core each")
 	assert.Equal(t, []int{0, 1}, GhostCoresCPUs(DefaultLayout, mpi, []int{0, 1, 2, 3}))
@@ -129,7 +132,7 @@ func TestIssue16JobCommands(t *testing.T) {
 	const ghosts = "mpiexec -n 4 -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 -genv CSP_STATS 1 "
 	assert.Equal(t, ghosts+"-genv CSP_ASYNC_MODE 'rma|pt2pt' -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -w flush -u 20000", cmd(RMA, "cspii", busy, DefaultLayout),
 		"rma: its own minimum of epochs, the target's compute")
-	assert.Equal(t, "mpiexec -n 4 -bind-to user:1,0,1,0 -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 -genv CSP_STATS 1 -genv CSP_ASYNC_MODE pt2pt -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -w flush -u 20000", cmd(RMA, "cspii-pt2pt", gc, DefaultLayout))
+	assert.Equal(t, "mpiexec -n 4 -bind-to user:0,0,1,0 -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 -genv CSP_STATS 1 -genv CSP_ASYNC_MODE pt2pt -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -w flush -u 20000", cmd(RMA, "cspii-pt2pt", gc, DefaultLayout))
 	assert.Equal(t, "mpiexec -n 2 -bind-to user:0,0 -genv MPIR_CVAR_ASYNC_PROGRESS 1 /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -T -w flush -u 20000", cmd(RMA, "thread", gc, DefaultLayout))
 	assert.Equal(t, "mpiexec -n 2 -genv MPIR_CVAR_NOLOCAL 1 -genv UCX_TLS tcp,self /c/osub-rma -s 8192 -c idle -t -b 50 -m 4 -i 1000 -w flush -u 20000", cmd(RMA, "mpi", idle, DefaultLayout))
 	assert.Equal(t, "mpiexec -n 6 -genv CSP_NODE_SIZE 3 -genv CSP_NG 1 -genv CSP_STATS 1 -genv CSP_ASYNC_MODE 'rma|pt2pt' -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 5 -i 1000 -w ga -q 100", cmd(RMAGA, "cspii", busy, DefaultGALayout),

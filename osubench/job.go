@@ -19,7 +19,7 @@ import (
 type JobSpec struct {
 	Procs int
 	// Launcher are mpiexec options before the -genv ones (e.g. -bind-to
-	// user:1,0,1,0).
+	// user:0,0,1,0).
 	Launcher []string
 	Env      []string // KEY=VALUE, passed with -genv in this order
 	Prog     string

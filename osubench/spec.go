@@ -797,12 +797,15 @@ func DefaultPlacement(benches []Bench) string {
 }
 
 // GhostCoresCPUs is the CPU of each world rank of a job of mode m in
-// layout l under PlaceGhostCores, on the CPUs cpus: the ghosts take
-// min(ghosts, len(cpus)-1) CPUs from the end (several ghosts per CPU
-// when there are fewer), the users the others, round robin; a mode
-// without ghosts binds its users to the same CPUs as the ghost modes do.
-// On 2 CPUs with 2 nodes x (1 user + 1 ghost): the ghosts on CPU 1, the
-// users on CPU 0. nil if there are fewer than 2 CPUs.
+// layout l under PlaceGhostCores, on the CPUs cpus: the ghosts take CPUs
+// of their own from the end, one each, the users the others, round robin.
+// Where there are more ghosts than CPUs but one, the ghosts of the node of
+// rma's target (user 1) go first and those left over run on the users'
+// CPUs: a ghost alone on its CPU is what the layout stands for (a core
+// per ghost), and the target's is the one whose progress is measured. A
+// mode without ghosts binds its users to the same CPUs as the ghost modes
+// do. On 2 CPUs with 2 nodes x (1 user + 1 ghost): the target's ghost on
+// CPU 1, everyone else on CPU 0. nil if there are fewer than 2 CPUs.
 func GhostCoresCPUs(l Layout, m Mode, cpus []int) []int {
 	if len(cpus) < 2 {
 		return nil
@@ -810,16 +813,35 @@ func GhostCoresCPUs(l Layout, m Mode, cpus []int) []int {
 	ng := l.Nodes * l.Ghosts
 	kg := min(ng, len(cpus)-1)
 	gcpus, ucpus := cpus[len(cpus)-kg:], cpus[:len(cpus)-kg]
-	var out []int
-	gi, ui := 0, 0
-	for r := 0; r < l.Procs(m); r++ {
-		if m.Ghosts() && l.IsGhostRank(r) {
-			out = append(out, gcpus[gi%len(gcpus)])
-			gi++
-		} else {
-			out = append(out, ucpus[ui%len(ucpus)])
-			ui++
+	own := map[int]int{} // ghost rank -> its CPU
+	if m.Ghosts() {
+		var ghosts []int
+		target := 1 / max(l.Users, 1) // the node of user 1
+		for pass := 0; pass < 2; pass++ {
+			for r := 0; r < l.Procs(m); r++ {
+				if l.IsGhostRank(r) && (r/l.NodeSize() == target) == (pass == 0) {
+					ghosts = append(ghosts, r)
+				}
+			}
 		}
+		if ng > kg {
+			ghosts = ghosts[:kg]
+		} else {
+			slices.Sort(ghosts)
+		}
+		for i, r := range ghosts {
+			own[r] = gcpus[i]
+		}
+	}
+	var out []int
+	ui := 0
+	for r := 0; r < l.Procs(m); r++ {
+		if c, ok := own[r]; ok {
+			out = append(out, c)
+			continue
+		}
+		out = append(out, ucpus[ui%len(ucpus)])
+		ui++
 	}
 	return out
 }
