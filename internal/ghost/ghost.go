@@ -153,9 +153,6 @@ func (g *Ghost) Close() {
 // Run serves the users until all have finalized and nothing is
 // outstanding.
 func (g *Ghost) Run() error {
-	// Sleeps end when asked, not up to 50 us later (the default timer
-	// slack): an origin's operation waits for this ghost's next poll.
-	setTimerSlack(time.Microsecond)
 	last := time.Now()
 	for g.live > 0 || len(g.reqs) > 0 {
 		g.watchUsers()
@@ -386,8 +383,8 @@ func yieldCPU() {
 }
 
 // setTimerSlack sets how late the calling thread's timed sleeps may end
-// (PR_SET_TIMERSLACK; the thread Run runs on, locked to it by the cgo
-// call that started the ghost). Best effort: the default is 50 us.
+// (PR_SET_TIMERSLACK; called from Run's thread, to which the cgo call that
+// started the ghost locks it). Best effort: the default is 50 us.
 func setTimerSlack(d time.Duration) {
 	const prSetTimerSlack = 29
 	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, uintptr(d.Nanoseconds()), 0)

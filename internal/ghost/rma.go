@@ -37,6 +37,12 @@ func (g *Ghost) attach(u *user, cell uint32, r *postcell.Request) {
 		}
 		m.attached = true
 		g.rmaAttached++
+		if g.rmaAttached == 1 {
+			// Window polls end when asked, not up to 50 us later (the
+			// default timer slack): an origin's operation waits for
+			// them. The ghost runs on this thread (rmaserve.go).
+			setTimerSlack(time.Microsecond)
+		}
 		if g.cfg.RMABoost != nil {
 			g.cfg.RMABoost()
 			g.cfg.RMABoost = nil
