@@ -284,7 +284,8 @@ func TestRMAGhostPriority(t *testing.T) {
 //     ghost), it calls progress on every round and never bursts.
 //
 // Either way the 200 accumulates arrive, and an exclusive lock given back
-// without waiting right before MPI_Win_free leaves nothing behind.
+// without waiting right before MPI_Win_free leaves nothing behind. A
+// window that starts off (CSP_ASYNC_CONFIG=off) costs its ghost no polling.
 func TestRMAServe(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	cases := []struct {
@@ -295,25 +296,42 @@ func TestRMAServe(t *testing.T) {
 		ghost  int    // world rank of the target's ghost
 		how    string // the ghost's CSP_VERBOSE=2 line, or its start
 		alone  bool
+		env    string // CSP_ASYNC_CONFIG=off: the window stays MPICH's, nothing polls
 	}{
 		{"shared-core", Layout{N: 4, NodeSize: 2}, nil, "allocate", 2,
-			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false},
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, ""},
 		{"shared-core-shared-window", Layout{N: 4, NodeSize: 2}, nil, "shared", 2,
-			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false},
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, ""},
 		{"ghost-alone", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, "allocate", 0,
-			"ghost 0: serving windows, polls MPI on every round (", true},
+			"ghost 0: serving windows, polls MPI on every round (", true, ""},
+		{"window-off", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, "allocate", 0,
+			"ghost 0: serving windows, polls MPI on every round (", true, "CSP_ASYNC_CONFIG=off"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if runtime.NumCPU() < 2 || (!c.alone && runtime.NumCPU() >= c.l.N) {
 				t.Skipf("needs 2 to %d CPUs, this host has %d", c.l.N-1, runtime.NumCPU())
 			}
-			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: append(rmaArgs("serve", c.flavor), "300"), Preload: true,
-				Env: []string{"CSP_VERBOSE=2", "CSP_STATS=1", "CSP_ASYNC_MODE=rma|pt2pt"}})
+			env := []string{"CSP_VERBOSE=2", "CSP_STATS=1", "CSP_ASYNC_MODE=rma|pt2pt"}
+			if c.env != "" {
+				env = append(env, c.env)
+			}
+			ms := "300"
+			if c.env != "" {
+				ms = "20" // MPICH's path: the epochs wait for the target's next MPI call
+			}
+			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: append(rmaArgs("serve", c.flavor), ms), Preload: true, Env: env})
 			ipRequireResults(t, res, 2)
 			require.Contains(t, res.Stdout, "value rank=1 served=200")
 			require.Contains(t, res.Stderr, c.how)
 			g := ghostStats(t, res, c.l.N-c.l.Users())[c.ghost]
+			if c.env != "" {
+				require.Zero(t, g["RMARounds"], "no redirected window, no polling for windows: %v", g)
+				for _, s := range ipRequireStats(t, res, c.l.Users()) {
+					require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+				}
+				return
+			}
 			require.GreaterOrEqual(t, g["RMARounds"], int64(200), "the target's ghost called progress for the epochs: %v", g)
 			if c.alone {
 				require.Zero(t, g["RMABursts"], "a ghost alone on its CPU polls on every round: %v", g)

@@ -56,7 +56,8 @@ type Config struct {
 	RMAWin  mpi.Win
 	RMAPoll time.Duration
 	RMASpin RMASpin
-	// RMABoost, if set, runs when the first segment is attached (the
+	// RMABoost, if set, runs when the first redirected window is exposed
+	// (rmaserve.go: the first lock word watched; the
 	// runtime raises the ghost's priority: core/priority.go).
 	RMABoost func()
 }

@@ -10,9 +10,10 @@ import (
 
 // Redirected RMA (internal/user/rma.h): the ghost exposes its users'
 // window memory in the internal dynamic window Config.RMAWin, one heap
-// segment at a time, and keeps MPI progressing while any is attached, so
-// the operations other processes direct at it complete while its users
-// compute. It never joins a collective for it: attaching is local.
+// segment at a time, and keeps MPI progressing while a redirected window
+// is there (rmaserve.go), so the operations other processes direct at it
+// complete while its users compute. It never joins a collective for it:
+// attaching is local.
 //
 // Invariant: a segment is attached (mapping.attached) exactly while the
 // ghost maps it and a user asked for it; it is detached before the
@@ -37,16 +38,6 @@ func (g *Ghost) attach(u *user, cell uint32, r *postcell.Request) {
 		}
 		m.attached = true
 		g.rmaAttached++
-		if g.rmaAttached == 1 {
-			// Window polls end when asked, not up to 50 us later (the
-			// default timer slack): an origin's operation waits for
-			// them. The ghost runs on this thread (rmaserve.go).
-			setTimerSlack(time.Microsecond)
-		}
-		if g.cfg.RMABoost != nil {
-			g.cfg.RMABoost()
-			g.cfg.RMABoost = nil
-		}
 	}
 	g.completeWith(u, cell, r.Gen, uint64(uintptr(m.seg.Base())))
 }
@@ -66,7 +57,7 @@ func (g *Ghost) detach(m *mapping) {
 // rmaPoll bounds a sleep while windows are attached: origins elsewhere
 // wait for this ghost's progress, and cannot ring it (rmaserve.go).
 func (g *Ghost) rmaPoll(d time.Duration) time.Duration {
-	if g.rmaAttached > 0 {
+	if g.servingRMA() {
 		return min(d, g.rmaPollNext())
 	}
 	return d
@@ -75,7 +66,7 @@ func (g *Ghost) rmaPoll(d time.Duration) time.Duration {
 // rmaPark reports whether a park of timeout is a poll of the windows,
 // short enough that a lost ring may cost it (park).
 func (g *Ghost) rmaPark(timeout time.Duration) bool {
-	return g.rmaAttached > 0 && timeout <= g.cfg.RMAPoll
+	return g.servingRMA() && timeout <= g.cfg.RMAPoll
 }
 
 // CloseRMA detaches everything and frees the internal window: collective

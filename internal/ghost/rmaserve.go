@@ -8,7 +8,7 @@ import (
 )
 
 // Serving redirected windows. Origins on other nodes reach a ghost only
-// through MPI, so a ghost with window memory attached must call MPI's
+// through MPI, so a ghost exposing a redirected window must call MPI's
 // progress engine often enough for their operations to complete while its
 // users compute, and a round trip of an epoch (lock, flush, release)
 // takes one to two progress calls here. How often depends on whom the
@@ -16,7 +16,7 @@ import (
 //
 //   - RMASpinAlone: no user and no other ghost runs on its CPUs (a core
 //     per ghost, Casper's layout): it calls progress on every round and
-//     never parks while windows are attached. It costs nobody anything.
+//     never parks while it serves windows. It costs nobody anything.
 //   - RMASpinNo: it shares a core with users, whose compute every poll
 //     takes time from (a wake-up preempts a computing user: polling every
 //     100 us stretched a computing target's compute by 22-27% here, every
@@ -90,6 +90,7 @@ type rmaState struct {
 	held    bool          // a watched lock word was nonzero at the last scan
 	burst   bool          // the last decision was to poll on every round
 	poll    time.Duration // the next idle poll (RMASpinNo)
+	serving bool          // a window was ever watched (priority and timer slack set)
 }
 
 // watchWord answers CSP_OP_WIN_WATCH: start (NBytes 8) or stop watching the
@@ -103,8 +104,25 @@ func (g *Ghost) watchWord(u *user, cell uint32, r *postcell.Request) {
 	p := (*int64)(u.addr(r.Seg, r.Off))
 	v := atomic.LoadInt64(p)
 	g.rma.watches = append(g.rma.watches, watch{u: u, seg: r.Seg, off: r.Off, word: p, last: v})
+	if !g.rma.serving {
+		g.rma.serving = true
+		// Window polls end when asked, not up to 50 us later (the
+		// default timer slack): an origin's operation waits for them.
+		// This is Run's thread (setTimerSlack).
+		setTimerSlack(time.Microsecond)
+		if g.cfg.RMABoost != nil {
+			g.cfg.RMABoost()
+			g.cfg.RMABoost = nil
+		}
+	}
 	g.completeOK(u, cell, r.Gen)
 }
+
+// servingRMA reports whether a redirected window is exposed here: the
+// users watch the lock word of exactly their redirected windows
+// (internal/user/rma.c: csp_rma_watch), so a window of async_config=off,
+// or one the automatic choice turned off, costs its ghost no polling.
+func (g *Ghost) servingRMA() bool { return len(g.rma.watches) > 0 }
 
 // unwatch drops u's watches that drop says.
 func (g *Ghost) unwatch(u *user, drop func(*watch) bool) {
@@ -145,9 +163,9 @@ func (g *Ghost) scanRMA(now time.Time) {
 }
 
 // serveRMA reports whether the ghost should call MPI's progress on this
-// round instead of resting (windows are attached), and does it.
+// round instead of resting (a redirected window is exposed), and does it.
 func (g *Ghost) serveRMA() bool {
-	if g.rmaAttached == 0 {
+	if !g.servingRMA() {
 		return false
 	}
 	switch g.cfg.RMASpin {

@@ -213,8 +213,8 @@ static int attach(void *p, size_t n, int64_t *gaddr)
 /* watch asks the ghost to watch (on) or stop watching the lock word in
  * the header block at p (internal/ghost/rmaserve.go: a change starts a
  * burst of polling, so an epoch's round trips after its lock do not each
- * wait for a poll). Only steers polling: a failure costs speed, never
- * correctness. */
+ * wait for a poll; a ghost polls for windows only while it watches one).
+ * Only steers polling: a failure costs speed, never correctness. */
 static void watch(void *p, int on)
 {
     uint32_t seg;
@@ -224,6 +224,15 @@ static void watch(void *p, int on)
     if (csp_heap_find(csp_u.heap, word, sizeof(int64_t), &seg, &off))
         (void)csp_control_buf(CSP_OP_WIN_WATCH, seg, off, on ? sizeof(int64_t) : 0);
     CSP_UNLOCK();
+}
+
+void csp_rma_watch(struct csp_rma_win *w)
+{
+    int want = !w->direct && w->block;
+    if (want != w->watched) {
+        watch(w->block, want);
+        w->watched = want;
+    }
 }
 
 static void insert(struct csp_rma_win *w)
@@ -345,8 +354,8 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
 
 /* start makes w, agreed by enroll and now W's (w->win set), a window:
  * an auto window chooses where it starts (collective: every member has
- * the same votes), then the ghost watches its lock word and it enters
- * the table. On failure w is not in the table. */
+ * the same votes), then the ghost watches its lock word if it starts
+ * redirected, and it enters the table. On failure w is not in the table. */
 static int start(struct csp_rma_win *w, MPI_Comm comm, struct enrolled *e)
 {
     int rc = MPI_SUCCESS;
@@ -356,7 +365,7 @@ static int start(struct csp_rma_win *w, MPI_Comm comm, struct enrolled *e)
     e->votes = NULL;
     if (rc != MPI_SUCCESS)
         return rc;
-    watch(w->block, 1);
+    csp_rma_watch(w);
     insert(w);
     csp_rma.n_wins++;
     return MPI_SUCCESS;
@@ -506,7 +515,7 @@ void csp_rma_freed(struct csp_rma_win *w, int ok)
         insert(w); /* still a window */
         return;
     }
-    if (w->block)
+    if (w->watched)
         watch(w->block, 0);
     heap_free_locked(w->block);
     free_record(w);
@@ -834,6 +843,7 @@ void csp_rma_take_pending(struct csp_rma_win *w, const char *where)
     if (off == w->direct)
         return;
     w->direct = off;
+    csp_rma_watch(w);
     csp_rma.n_switches++;
     if (say)
         fprintf(stderr, "casperii: window 0x%x: async_config=%s took effect at %s\n", (unsigned)w->win,

@@ -146,6 +146,7 @@ struct csp_rma_win {
     int direct;        /* async_config=off now: every call goes to W as is */
     int released;      /* a lock word was given back without waiting: flush
                           gwin before the memory goes (rma.c: release)     */
+    int watched;       /* the ghost watches the lock word (csp_rma_watch) */
     int pending;       /* a switch asked by MPI_Win_set_info (CSP_RMA_HINT_ON,
                           _OFF or _AUTO), taken at the next fence; -1: none */
     int epochs;        /* CSP_RMA_EP_* the window may use (epoch_type)    */
@@ -296,6 +297,10 @@ int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *pr
 /* w chooses itself from now on (async_config=auto taken; its state made
  * by csp_rma_auto_start). */
 void csp_rma_auto_begin(struct csp_rma_win *w);
+/* The ghost watches w's lock word exactly while w is redirected: it polls
+ * MPI for windows only while it watches one (internal/ghost/rmaserve.go).
+ * Called after every change of w->direct. */
+void csp_rma_watch(struct csp_rma_win *w);
 /* Complete this origin's operations at every ghost (rma.c). */
 int csp_rma_flush_ghosts(void);
 /* Take the change MPI_Win_set_info asked for (a safe point). */

@@ -175,6 +175,7 @@ static int set_direct(struct csp_rma_win *w, int direct)
     if (!w->direct && direct)
         rc = csp_rma_flush_ghosts();
     w->direct = direct;
+    csp_rma_watch(w);
     csp_rma.n_switches++;
     return rc;
 }
