@@ -389,6 +389,25 @@ static void heap_free_locked(void *p)
     CSP_UNLOCK();
 }
 
+/* new_block takes a heap block of n bytes whose first CSP_RMA_HDR bytes are
+ * a zeroed header (struct csp_rma_hdr) and has the ghost attach it to gwin:
+ * *glock is the ghost's address of it. NULL when the heap or the attach
+ * fails (then nothing is held). */
+static void *new_block(size_t n, int64_t *glock)
+{
+    CSP_LOCK();
+    void *block = csp_heap_alloc(csp_u.heap, n);
+    if (block) {
+        memset(block, 0, CSP_RMA_HDR);
+        if (attach(block, n, glock) != MPI_SUCCESS) {
+            csp_heap_free(csp_u.heap, block);
+            block = NULL;
+        }
+    }
+    CSP_UNLOCK();
+    return block;
+}
+
 int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info, MPI_Comm comm,
                      void *baseptr, MPI_Win *win, int *done)
 {
@@ -402,16 +421,9 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
     struct csp_rma_target mine = {.ghost = csp_u.ghost_wrank, .size = size, .disp_unit = disp_unit};
     void *block = NULL;
     if (size >= 0 && disp_unit > 0 && herr == MPI_SUCCESS && (uint64_t)size < ((uint64_t)1 << 46)) {
-        CSP_LOCK();
-        block = csp_heap_alloc(csp_u.heap, (size_t)size + CSP_RMA_HDR);
-        if (block) {
-            memset(block, 0, CSP_RMA_HDR);
-            if (attach(block, (size_t)size + CSP_RMA_HDR, &mine.glock) == MPI_SUCCESS) {
-                ok = 1;
-                mine.gbase = mine.glock + CSP_RMA_HDR;
-            }
-        }
-        CSP_UNLOCK();
+        block = new_block((size_t)size + CSP_RMA_HDR, &mine.glock);
+        ok = block != NULL;
+        mine.gbase = mine.glock + CSP_RMA_HDR;
     }
     struct csp_rma_win *w;
     struct enrolled e;
@@ -455,18 +467,13 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     char why[400];
     int herr = csp_rma_hints(info, &h, why, sizeof why), ok = 0;
     struct csp_rma_target mine = {.ghost = csp_u.ghost_wrank, .size = size, .disp_unit = disp_unit};
-    void *block = NULL;
-    if (herr == MPI_SUCCESS) {
+    void *block = herr == MPI_SUCCESS ? new_block(CSP_RMA_HDR, &mine.glock) : NULL;
+    if (block) {
         CSP_LOCK();
-        block = csp_heap_alloc(csp_u.heap, CSP_RMA_HDR);
-        if (block) {
-            memset(block, 0, CSP_RMA_HDR);
-            ok = attach(block, CSP_RMA_HDR, &mine.glock) == MPI_SUCCESS &&
-                 (size == 0 || attach(base, (size_t)size, &mine.gbase) == MPI_SUCCESS);
-            if (size == 0)
-                mine.gbase = mine.glock;
-        }
+        ok = size == 0 || attach(base, (size_t)size, &mine.gbase) == MPI_SUCCESS;
         CSP_UNLOCK();
+        if (size == 0)
+            mine.gbase = mine.glock;
     }
     struct csp_rma_win *w;
     struct enrolled e;
