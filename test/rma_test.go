@@ -286,6 +286,8 @@ func TestRMAGhostPriority(t *testing.T) {
 // Either way the 200 accumulates arrive, and an exclusive lock given back
 // without waiting right before MPI_Win_free leaves nothing behind. A
 // window that starts off (CSP_ASYNC_CONFIG=off) costs its ghost no polling.
+// An origin served by its target's ghost rings it when it is parked
+// (rma_rings) instead of waiting for its next poll.
 func TestRMAServe(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	cases := []struct {
@@ -304,8 +306,10 @@ func TestRMAServe(t *testing.T) {
 			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, ""},
 		{"ghost-alone", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, "allocate", 0,
 			"ghost 0: serving windows, polls MPI on every round (", true, ""},
-		{"window-off", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, "allocate", 0,
-			"ghost 0: serving windows, polls MPI on every round (", true, "CSP_ASYNC_CONFIG=off"},
+		{"window-off", Layout{N: 3}, []string{"-bind-to", "user:1,0,1"}, "allocate", 0,
+			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart", false, "CSP_ASYNC_CONFIG=off"},
+		{"same-ghost", Layout{N: 3}, []string{"-bind-to", "user:1,0,1"}, "allocate", 0,
+			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (bound to CPUs it shares with user ", false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -341,6 +345,14 @@ func TestRMAServe(t *testing.T) {
 			for _, s := range ipRequireStats(t, res, c.l.Users()) {
 				require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
 				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
+				// The origin (user 0) rings its target's ghost only when
+				// that ghost is its own and parks (not alone on its CPU):
+				// at least for most of the 5 epochs 5 ms apart.
+				if r, _ := s.Fields.Int("rank"); r == 0 && c.ghost == 0 && !c.alone {
+					require.GreaterOrEqual(t, rmaStat(t, s, "rma_rings"), int64(3), s.Fields.Line())
+				} else if r == 0 {
+					require.Zero(t, rmaStat(t, s, "rma_rings"), s.Fields.Line())
+				}
 			}
 		})
 	}

@@ -79,7 +79,7 @@ static void lend(void)
     int owed = owed_locked();
     if (owed) {
         csp_u.n_lends++;
-        csp_ring_doorbell(); /* a napping ghost must see it now */
+        (void)csp_ring_doorbell(); /* a napping ghost must see it now */
     }
     CSP_UNLOCK();
     if (owed) {

@@ -9,6 +9,7 @@
 #include "rma.h"
 #include "control.h"
 #include "dtype.h"
+#include "submit.h"
 #include "user.h"
 
 #include <sched.h>
@@ -54,9 +55,23 @@ static int gate(int g)
     return rc;
 }
 
+/* nudge wakes ghost g before this origin waits for it, if g is this
+ * process's own ghost and parked: an origin that shares its target's ghost
+ * rings it, where others wait for its next poll (internal/ghost/
+ * rmaserve.go; the operations are issued already, so the ghost's first
+ * progress call finds them). */
+static inline void nudge(int g)
+{
+    if (g == csp_u.ghost_wrank && csp_ring_doorbell())
+        csp_rma.n_rings++;
+}
+
 static int gflush(int g)
 {
-    return g >= 0 && g < nworld && locked[g] ? PMPI_Win_flush(g, csp_rma.gwin) : MPI_SUCCESS;
+    if (g < 0 || g >= nworld || !locked[g])
+        return MPI_SUCCESS;
+    nudge(g);
+    return PMPI_Win_flush(g, csp_rma.gwin);
 }
 
 static int gflush_local(int g)
@@ -64,7 +79,14 @@ static int gflush_local(int g)
     return g >= 0 && g < nworld && locked[g] ? PMPI_Win_flush_local(g, csp_rma.gwin) : MPI_SUCCESS;
 }
 
-static int gflush_all(void) { return nlocked ? PMPI_Win_flush_all(csp_rma.gwin) : MPI_SUCCESS; }
+static int gflush_all(void)
+{
+    if (!nlocked)
+        return MPI_SUCCESS;
+    if (csp_u.ghost_wrank >= 0 && csp_u.ghost_wrank < nworld && locked[csp_u.ghost_wrank])
+        nudge(csp_u.ghost_wrank);
+    return PMPI_Win_flush_all(csp_rma.gwin);
+}
 
 static int gflush_local_all(void)
 {

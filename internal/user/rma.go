@@ -78,10 +78,13 @@ type RMAStats struct {
 	// LockwordOps: atomics this origin issued on the windows' lock words;
 	// Agreements: agreements of auto windows it took part in.
 	LockwordOps, Agreements uint64
+	// Rings: times this origin woke its own parked ghost, the target's
+	// ghost too, instead of waiting for its poll.
+	Rings uint64
 }
 
 // CurrentRMAStats returns this process's redirection counters.
 func CurrentRMAStats() RMAStats {
 	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches),
-		LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements)}
+		LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Rings: uint64(C.csp_rma.n_rings)}
 }

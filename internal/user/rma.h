@@ -181,6 +181,7 @@ struct csp_rma {
     uint64_t n_lock_retries;
     uint64_t n_switches; /* windows switched (MPI_Win_set_info, auto)     */
     uint64_t n_lockword_ops; /* atomics this origin issued on lock words  */
+    uint64_t n_rings;  /* parked own ghost rung before waiting for it (rma.c) */
     uint64_t n_agreements;   /* agreements of auto windows (rmaauto.c)    */
     /* The automatic choice (rmaauto.c; thresholds from internal/core). */
     int default_auto;  /* CSP_ASYNC_CONFIG=auto: windows without the hint

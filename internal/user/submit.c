@@ -34,8 +34,15 @@ static inline void doorbell(void)
         futex_wake(&csp_u.ghost->doorbell);
 }
 
-/* csp_ring_doorbell rings the ghost if it is parked (coop.c: a lend). */
-void csp_ring_doorbell(void) { doorbell(); }
+/* csp_ring_doorbell rings the ghost if it is parked (coop.c: a lend;
+ * rma.c: an origin of its windows); 1 if it rang. */
+int csp_ring_doorbell(void)
+{
+    if (!csp_ghost_unpark(csp_u.ghost, csp_u.fence_free))
+        return 0;
+    futex_wake(&csp_u.ghost->doorbell);
+    return 1;
+}
 
 /* The next op in a backlog (linked by greq's next, the owner's while the
  * record is live). */

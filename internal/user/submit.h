@@ -20,7 +20,7 @@ int csp_take_cell(int cls, uint32_t *idx);
  * and ring the ghost if it is parked. */
 void csp_publish(struct csp_op *op, uint32_t idx);
 /* Ring the ghost's doorbell if it is parked (coop.c: a lend). */
-void csp_ring_doorbell(void);
+int csp_ring_doorbell(void);
 /* Prefetch, for writing, what the next two posts store to. */
 void csp_warm_posts(void);
 

@@ -22,9 +22,10 @@
  *                  the ghosts' path
  *   ip_rma serve [flavor [MS]]
  *                  rank 0 runs 200 epochs (shared lock, accumulate,
- *                  flush, unlock) on rank 1 while rank 1 computes MS ms
- *                  (300) without calling MPI; then an exclusive epoch and
- *                  the window's free right after its unlock
+ *                  flush, unlock) on rank 1, the last 5 of them 5 ms
+ *                  apart, while rank 1 computes MS ms (300) without
+ *                  calling MPI; then an exclusive epoch and the window's
+ *                  free right after its unlock
  *   ip_rma self    (shared only) a window over MPI_COMM_SELF per rank:
  *                  every epoch kind and operation on oneself
  *   ip_rma epochs  epoch_type: bad values (MPI_ERR_INFO_VALUE and its
@@ -955,6 +956,7 @@ static void fatal(void)
 }
 
 #define SERVE_EPOCHS 200
+#define SERVE_APART 5 /* the last ones 5 ms apart */
 
 static void serve(double ms)
 {
@@ -962,7 +964,13 @@ static void serve(double ms)
     MPI_Win w = make(&base);
     long got = -1, one = 1;
     if (rank == 0) {
+        /* Back to back, then a few apart (the target's ghost parks in
+         * between). */
         for (int i = 0; i < SERVE_EPOCHS; i++) {
+            if (i >= SERVE_EPOCHS - SERVE_APART) {
+                struct timespec ts = {0, 5000000};
+                nanosleep(&ts, NULL);
+            }
             MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w);
             MPI_Accumulate(&one, 1, MPI_LONG, 1, 42, 1, MPI_LONG, MPI_SUM, w);
             MPI_Win_flush(1, w);
