@@ -287,7 +287,8 @@ func TestRMAGhostPriority(t *testing.T) {
 // without waiting right before MPI_Win_free leaves nothing behind. A
 // window that starts off (CSP_ASYNC_CONFIG=off) costs its ghost no polling.
 // An origin served by its target's ghost rings it when it is parked
-// (rma_rings) instead of waiting for its next poll.
+// (rma_rings) instead of waiting for its next poll, and a ghost whose user
+// waits in MPI keeps its polls short (RMAInMPIPolls): nobody computes.
 func TestRMAServe(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	cases := []struct {
@@ -299,17 +300,20 @@ func TestRMAServe(t *testing.T) {
 		how    string // the ghost's CSP_VERBOSE=2 line, or its start
 		alone  bool
 		env    string // CSP_ASYNC_CONFIG=off: the window stays MPICH's, nothing polls
+		ms     string // the target's compute; 1: it waits in MPI_Barrier meanwhile
 	}{
 		{"shared-core", Layout{N: 4, NodeSize: 2}, nil, "allocate", 2,
-			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, ""},
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, "", "300"},
 		{"shared-core-shared-window", Layout{N: 4, NodeSize: 2}, nil, "shared", 2,
-			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, ""},
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, "", "300"},
 		{"ghost-alone", Layout{N: 3}, []string{"-bind-to", "user:1,0,0"}, "allocate", 0,
-			"ghost 0: serving windows, polls MPI on every round (", true, ""},
+			"ghost 0: serving windows, polls MPI on every round (", true, "", "300"},
 		{"window-off", Layout{N: 3}, []string{"-bind-to", "user:1,0,1"}, "allocate", 0,
-			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart", false, "CSP_ASYNC_CONFIG=off"},
+			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart", false, "CSP_ASYNC_CONFIG=off", "20"},
 		{"same-ghost", Layout{N: 3}, []string{"-bind-to", "user:1,0,1"}, "allocate", 0,
-			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (bound to CPUs it shares with user ", false, ""},
+			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (bound to CPUs it shares with user ", false, "", "300"},
+		{"target-in-mpi", Layout{N: 4, NodeSize: 2}, nil, "allocate", 2,
+			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, "", "1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -320,11 +324,7 @@ func TestRMAServe(t *testing.T) {
 			if c.env != "" {
 				env = append(env, c.env)
 			}
-			ms := "300"
-			if c.env != "" {
-				ms = "20" // MPICH's path: the epochs wait for the target's next MPI call
-			}
-			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: append(rmaArgs("serve", c.flavor), ms), Preload: true, Env: env})
+			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: []string{"serve", c.flavor, c.ms}, Preload: true, Env: env})
 			ipRequireResults(t, res, 2)
 			require.Contains(t, res.Stdout, "value rank=1 served=200")
 			require.Contains(t, res.Stderr, c.how)
@@ -337,6 +337,11 @@ func TestRMAServe(t *testing.T) {
 				return
 			}
 			require.GreaterOrEqual(t, g["RMARounds"], int64(200), "the target's ghost called progress for the epochs: %v", g)
+			if c.ms == "1" {
+				// The last epochs come 5 ms apart while the target waits
+				// in MPI_Barrier: its ghost keeps its polls short.
+				require.Positive(t, g["RMAInMPIPolls"], "polls kept short while the target waited in MPI: %v", g)
+			}
 			if c.alone {
 				require.Zero(t, g["RMABursts"], "a ghost alone on its CPU polls on every round: %v", g)
 			} else {

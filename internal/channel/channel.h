@@ -25,7 +25,7 @@
 
 #define CSP_CHAN_MAGIC 0x43535043u  /* "CSPC" */
 #define CSP_GHOST_MAGIC 0x43535047u /* "CSPG" */
-#define CSP_CHAN_VERSION 4u
+#define CSP_CHAN_VERSION 5u
 /* wait_cell: no particular cell; wait_also: no second cell */
 #define CSP_WAIT_ANY 0xffffffffu
 /* wait_cell: the user sleeps only to leave its core to the ghost (they
@@ -75,7 +75,10 @@ struct csp_chan_hdr {
     uint32_t give_seq;      /* bumped before each sleep with wait_cell
                                CSP_WAIT_GIVE: the ghost wakes each such
                                sleep once                                */
-    uint32_t pad1[11];
+    uint32_t in_mpi;        /* nonzero while the user waits in a blocking
+                               MPI call (its core computes nothing): a
+                               hint for the ghost's window polls          */
+    uint32_t pad1[10];
     /* line 2: written by the ghost */
     uint32_t wake;          /* event count the user sleeps on           */
     uint32_t pad2[15];
@@ -203,6 +206,12 @@ static inline void csp_user_sleep_end(struct csp_chan_hdr *h)
  * else is published through it, so both halves are relaxed: a stale value
  * costs one lend too many or one round of the ghost late, never a lost
  * message, and the wake handshake above orders whatever the lend waits for.
+ *
+ * In-MPI word (struct csp_chan_hdr: in_mpi) works the same way the other
+ * way round: the user counts its waits in blocking MPI calls
+ * (csp_user_in_mpi), the ghost loads it (Go: ChanHdr.InMPI) to poll its
+ * windows often while no user of its core computes. Relaxed on both
+ * sides: a stale value costs one poll early or late.
  */
 
 /* csp_ghost_busy is the user's half: does the ghost have work in MPI? */
@@ -220,6 +229,13 @@ static inline int csp_ghost_busy(const struct csp_ghost_hdr *g)
  * with acquire semantics and then size and fd (Go: SegEntry.Load), so it
  * sees at least the stores made before that gen.
  */
+
+/* csp_user_in_mpi marks the start (+1) or end (-1) of a wait of the user
+ * in a blocking MPI call (threads may wait at once, hence a count). */
+static inline void csp_user_in_mpi(struct csp_chan_hdr *h, int d)
+{
+    __atomic_add_fetch(&h->in_mpi, (uint32_t)d, __ATOMIC_RELAXED);
+}
 
 /* csp_seg_publish points entry e at a segment of size bytes held as fd. */
 static inline void csp_seg_publish(struct csp_seg_entry *e, int32_t fd, uint64_t size)

@@ -60,6 +60,10 @@ func (h *ChanHdr) WakeUser() int {
 	return shm.Wake(&h.Wake, 1<<30)
 }
 
+// InMPI is the ghost's half of the in-MPI word (channel.h): whether the
+// user waits in a blocking MPI call now, so its core computes nothing.
+func (h *ChanHdr) InMPI() bool { return atomic.LoadUint32(&h.InMpi) != 0 }
+
 // PublishBusy is the ghost's half of the busy word: it stores n, the
 // operations it has outstanding in MPI, which users read (csp_ghost_busy)
 // to decide whether to lend it their core. Call it only when n changes,

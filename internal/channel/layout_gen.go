@@ -12,7 +12,7 @@ package channel
 const (
 	ChanMagic    = 0x43535043 // "CSPC"
 	GhostMagic   = 0x43535047 // "CSPG"
-	Version      = 4          // layout version of both blocks
+	Version      = 5          // layout version of both blocks
 	MaxSegments  = 256        // rows of the segment table
 	SegTableOff  = 4096       // offset of the segment table
 	HeaderBytes  = 8192       // the ring starts here
@@ -49,7 +49,8 @@ type ChanHdr struct {
 	WaitCell     uint32
 	WaitAlso     uint32
 	GiveSeq      uint32
-	_            [11]uint32
+	InMpi        uint32
+	_            [10]uint32
 	Wake         uint32
 	_            [15]uint32
 }

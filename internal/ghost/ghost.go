@@ -96,6 +96,7 @@ type Stats struct {
 	GiveBacks                                        uint64 // users that lent their core, woken when a round found nothing to do
 	RMARounds                                        uint64 // progress calls made to serve windows (rmaserve.go)
 	RMABursts                                        uint64 // epochs seen on a watched lock word that started polling on every round
+	RMAInMPIPolls                                    uint64 // idle window polls kept short because a user waited in MPI
 }
 
 // pending is an outstanding MPI request; u is nil for the ghost's own

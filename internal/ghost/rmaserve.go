@@ -22,7 +22,9 @@ import (
 //     100 us stretched a computing target's compute by 22-27% here, every
 //     1 ms by 3.5%). Idle, it polls on a timer (a park with a timeout)
 //     that starts at rmaPollMin after an epoch and doubles at every poll
-//     that sees none, up to Config.RMAPoll; while an epoch is active on
+//     that sees none, up to Config.RMAPoll (rmaPollMin while one of its
+//     users waits in a blocking MPI call, the in-MPI word of channel.h:
+//     then nobody computes that a poll would delay); while an epoch is active on
 //     one of its users' windows it polls on every round (a burst), so that
 //     the rest of the epoch does not wait for the next poll.
 //
@@ -201,5 +203,21 @@ func (g *Ghost) rmaPollNext() time.Duration {
 	if g.cfg.RMASpin == RMASpinAlone || g.rma.poll == 0 {
 		return g.cfg.RMAPoll
 	}
+	if g.rma.poll > rmaPollMin && g.usersInMPI() {
+		// A user waiting in MPI computes nothing a poll could delay.
+		g.Stats.RMAInMPIPolls++
+		return min(rmaPollMin, g.cfg.RMAPoll)
+	}
 	return g.rma.poll
+}
+
+// usersInMPI reports whether a user of this ghost waits in a blocking MPI
+// call (the in-MPI word, channel.h).
+func (g *Ghost) usersInMPI() bool {
+	for _, u := range g.users {
+		if !u.done && !u.broken && u.ch.Hdr.InMPI() {
+			return true
+		}
+	}
+	return false
 }

@@ -127,14 +127,21 @@ static int op_ready(void *arg)
 static int block_until(int (*ready)(void *), void *arg, struct csp_op *op, struct csp_op *also)
 {
     struct csp_backoff b = {0, op, also};
-    while (!ready(arg)) {
+    if (ready(arg))
+        return MPI_SUCCESS;
+    csp_user_in_mpi(csp_u.chan, 1); /* the ghost may poll windows often */
+    int rc = MPI_SUCCESS;
+    for (;;) {
         int r = backoff(&b, ready, arg);
-        if (r < 0)
-            return csp_error(csp_u.world, CSP_E_GHOST_GONE);
-        if (r > 0)
+        if (r < 0) {
+            rc = csp_error(csp_u.world, CSP_E_GHOST_GONE);
+            break;
+        }
+        if (r > 0 || ready(arg))
             break;
     }
-    return MPI_SUCCESS;
+    csp_user_in_mpi(csp_u.chan, -1);
+    return rc;
 }
 
 int csp_block_until(int (*ready)(void *), void *arg) { return block_until(ready, arg, NULL, NULL); }
