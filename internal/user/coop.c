@@ -124,9 +124,12 @@ static int coop_wait(struct coop_call *c)
  * often. */
 static int coop(struct coop_call *c)
 {
-    csp_user_in_mpi(csp_u.chan, 1);
+    struct csp_chan_hdr *h = csp_u.chan; /* none without a ghost (CSP_NG=0) */
+    if (h)
+        csp_user_in_mpi(h, 1);
     int rc = coop_wait(c);
-    csp_user_in_mpi(csp_u.chan, -1);
+    if (h)
+        csp_user_in_mpi(h, -1);
     return rc;
 }
 
