@@ -38,12 +38,34 @@ func CountsLocked(comm mpi.Comm) (Counts, error) {
 
 // SumLocked sums in over comm's members into out (len(out) == len(in)); a
 // collective call. The caller holds Lock.
-func SumLocked(comm mpi.Comm, in, out []int64) error {
+func SumLocked(comm mpi.Comm, in, out []int64) error { return Sum(comm, in, out) }
+
+// Sum is SumLocked for values read without the lock: under
+// MPI_THREAD_MULTIPLE it is a blocking Allreduce, which must not hold the
+// lock unless no post may slip in.
+func Sum(comm mpi.Comm, in, out []int64) error {
 	if len(in) == 0 || len(out) != len(in) {
 		return fmt.Errorf("user: SumLocked: %d values into %d", len(in), len(out))
 	}
 	rc := C.csp_route_sum(C.MPI_Comm(comm.Raw()), (*C.int64_t)(unsafe.Pointer(&in[0])),
 		(*C.int64_t)(unsafe.Pointer(&out[0])), C.int(len(in)))
+	if rc != C.MPI_SUCCESS {
+		return mpi.CodeError(int(rc), "MPI_Allreduce")
+	}
+	return nil
+}
+
+// CountSumLocked puts this member's counts for comm's current entry into
+// in[at], in[at+1], in[at+2] (Unmatched, Pending, Stuck; a member without
+// an entry counts as stuck, so that it never proves quiescent but still
+// takes part) and sums in over comm's members into out, as SumLocked: one
+// call into C for both. The caller holds Lock.
+func CountSumLocked(comm mpi.Comm, in, out []int64, at int) error {
+	if len(in) == 0 || len(out) != len(in) || at < 0 || at+3 > len(in) {
+		return fmt.Errorf("user: CountSumLocked: %d values into %d, counts at %d", len(in), len(out), at)
+	}
+	rc := C.csp_route_count_sum(C.MPI_Comm(comm.Raw()), (*C.int64_t)(unsafe.Pointer(&in[0])),
+		(*C.int64_t)(unsafe.Pointer(&out[0])), C.int(len(in)), C.int(at))
 	if rc != C.MPI_SUCCESS {
 		return mpi.CodeError(int(rc), "MPI_Allreduce")
 	}

@@ -57,3 +57,16 @@ int csp_route_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n)
     int rc = PMPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm, &r);
     return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
 }
+
+/* This member's counts of comm's entry into in[at..at+2] (unmatched,
+ * pending, stuck; stuck where it has none), then in[0..n) summed over comm
+ * into out: MPI_Comm_set_info's agreement (internal/core/switch.go) in one
+ * call from Go. Under the caller's lock, as csp_route_sum. */
+int csp_route_count_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n, int at)
+{
+    if (csp_route_counts(comm, in + at) != 0) {
+        in[at] = in[at + 1] = 0;
+        in[at + 2] = 1;
+    }
+    return csp_route_sum(comm, in, out, n);
+}

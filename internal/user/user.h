@@ -216,6 +216,8 @@ int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -
 struct csp_comm *csp_comm_detach(MPI_Comm comm);
 void csp_comm_release(struct csp_comm *c);
 int csp_comm_refs(MPI_Comm comm);
+/* Install a copy of an entry Go built and kept (a switch back to its plan). */
+int csp_comm_install_copy(const struct csp_comm *t, int regist);
 
 static inline size_t csp_comm_hash(MPI_Comm c)
 {
