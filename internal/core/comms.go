@@ -250,7 +250,7 @@ func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, ran
 		r.watchFamily(st.fam)
 	}
 	if watched { // its collectives look at the family's pending choices too
-		user.Watch(comm, true)
+		user.Watch(comm, true, st.fam.count)
 	}
 	return nil
 }

@@ -349,7 +349,7 @@ func (r *runtime) takeSwitch(comm mpi.Comm, st *commState, p *pendingSwitch, whe
 	r.switches++
 	r.mu.Unlock()
 	if st.fam.watched {
-		user.Watch(comm, true)
+		user.Watch(comm, true, st.fam.count)
 	}
 	if st.rank == 0 && r.verbose(1) {
 		r.verbosef(1, "communicator %#x: switched %v -> %v %s", uint32(comm.Raw()), from.Algorithm, p.plan.Algorithm, where)

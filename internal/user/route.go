@@ -72,14 +72,38 @@ func CountSumLocked(comm mpi.Comm, in, out []int64, at int) error {
 	return nil
 }
 
-// Watch makes the blocking collectives on comm call the runtime
-// (csp_go_coll_check), or stops it.
-func Watch(comm mpi.Comm, on bool) {
+// FamCount is a family's count of the blocking collectives on its watched
+// communicators, in C memory (struct csp_fam): the collectives count
+// there, and call the runtime (csp_go_coll_check) only once the count
+// reaches the one set with SetNext. It lives as long as the process.
+type FamCount struct{ c *C.struct_csp_fam }
+
+// NewFamCount returns a count at zero, due at once.
+func NewFamCount() FamCount {
+	c := (*C.struct_csp_fam)(C.calloc(1, C.sizeof_struct_csp_fam))
+	if c == nil {
+		panic("user: out of memory for a family count")
+	}
+	return FamCount{c}
+}
+
+// N returns the collectives counted so far (modulo 2^32).
+func (f FamCount) N() uint32 { return uint32(f.c.ncoll) }
+
+// SetNext makes the collective that brings the count to n call the runtime.
+func (f FamCount) SetNext(n uint32) { f.c.next = C.uint32_t(n) }
+
+// Due reports whether the count has reached the one set with SetNext.
+func (f FamCount) Due() bool { return int32(f.c.ncoll-f.c.next) >= 0 }
+
+// Watch makes the blocking collectives on comm count in f and call the
+// runtime when f is due (csp_go_coll_check), or stops it.
+func Watch(comm mpi.Comm, on bool, f FamCount) {
 	v := C.int(0)
 	if on {
 		v = 1
 	}
-	C.csp_route_watch(C.MPI_Comm(comm.Raw()), v)
+	C.csp_route_watch(C.MPI_Comm(comm.Raw()), v, f.c)
 }
 
 // Profile is the process's self-profile since the runtime started it

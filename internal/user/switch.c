@@ -2,7 +2,9 @@
  * switch.c: what the runtime's switch of route (internal/core/switch.go,
  * through route.go) reads and does on the user side: the route counters
  * of an entry (route.c), their sum over the communicator, the watch on
- * its collectives, and the self-profile's traffic per entry (prof.c).
+ * its collectives (counted per family, so that only a collective at which
+ * an evaluation is due calls the runtime), and the self-profile's traffic
+ * per entry (prof.c).
  */
 #include "user.h"
 #include "route.h"
@@ -20,17 +22,21 @@ int csp_route_counts(MPI_Comm comm, int64_t out[3])
     return 0;
 }
 
-/* Look at (or stop looking at) the collectives on comm's entry. */
-void csp_route_watch(MPI_Comm comm, int on)
+/* Look at (or stop looking at) the collectives on comm's entry, counting
+ * them in its family's count fam. */
+void csp_route_watch(MPI_Comm comm, int on, struct csp_fam *fam)
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
-    if (c && (c->watch != 0) != (on != 0)) {
-        c->watch = (uint8_t)(on != 0);
-        if (on)
-            csp_u.nwatch++;
-        else
-            csp_u.nwatch--;
+    if (c) {
+        c->fam = on ? fam : NULL;
+        if ((c->watch != 0) != (on != 0)) {
+            c->watch = (uint8_t)(on != 0);
+            if (on)
+                csp_u.nwatch++;
+            else
+                csp_u.nwatch--;
+        }
     }
     CSP_UNLOCK();
 }
