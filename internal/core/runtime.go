@@ -464,6 +464,16 @@ func (r *runtime) startUser() error {
 	if err != nil {
 		return err
 	}
+	if nice, _ := ghostNice(r.cfg, r.hostSize, r.hostCPUs()); lend {
+		// The runtime's threads must not preempt the application
+		// (priority.go).
+		n, err := lowerRuntimeThreads(nice)
+		if err != nil && r.cfg.Verbose > 0 {
+			r.logf("user %d: could not lower the priority of the runtime's threads to nice %d (%v); calls into the runtime may cost more", r.wrank, nice, err)
+		} else if r.cfg.Verbose >= 2 {
+			r.logf("user %d: the runtime's %d threads run at nice %d, the application's at its own", r.wrank, n, nice)
+		}
+	}
 	err = user.Start(user.Config{
 		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
