@@ -164,25 +164,23 @@ static int dup32(int32_t **dst, const int32_t *src, int n)
 /* Install a copy of template t (an entry Go built and never installed:
  * comm.go, NewEntry) in the table, with the shmbuf_regist hint regist: a
  * switch of route back to a plan the communicator had, in one call and
- * without rebuilding the plan's tables. The copy's counts start at zero,
- * as every newly installed entry's (route.c). 0, or -1 out of memory. */
+ * without rebuilding the plan's tables. t was never in the table, so every
+ * field is as NewEntry left it: its counts are zero, as every newly
+ * installed entry's must be (route.c). The copy is t's, field for field,
+ * with tables of its own. 0, or -1 out of memory. */
 int csp_comm_install_copy(const struct csp_comm *t, int regist)
 {
-    struct csp_comm *c = calloc(1, sizeof(*c));
+    struct csp_comm *c = malloc(sizeof(*c));
     if (!c)
         return -1;
-    c->comm = t->comm;
+    *c = *t;
     c->refs = 1;
-    c->algo = t->algo;
-    c->mode = t->mode;
     c->regist = (uint8_t)(regist != 0);
-    c->size = t->size;
-    c->rank = t->rank;
-    c->my_off = t->my_off;
-    c->K = t->K;
-    c->ctx = t->ctx;
-    c->nslots = t->nslots;
-    c->nrev = t->nrev;
+    c->watch = 0;
+    c->fam = NULL;
+    c->next = NULL;
+    c->slots = c->ghost = c->off = NULL;
+    c->rev = NULL;
     int failed = dup32(&c->slots, t->slots, t->nslots) || dup32(&c->ghost, t->ghost, t->size) ||
                  dup32(&c->off, t->off, t->size);
     if (!failed && t->rev) {
