@@ -198,6 +198,11 @@ func TestEndToEndPhases(t *testing.T) {
 		assert.InDelta(t, v["round_us"], v["small_us"]+v["large_us"], 0.01*v["round_us"])
 		assert.Greater(t, v["small_us"], v["pingpong_us"], "(a) is its ping-pongs, windows and its barrier")
 		assert.Greater(t, v["sync_us"], 0.0)
+		assert.Greater(t, v["barrier_us"], 0.0)
+		assert.Greater(t, v["sync_us"], 2*v["barrier_us"], "both phases' second barriers, and their first ones")
+		if j.Mode == "cspii-hint" {
+			assert.Greater(t, v["switch_us"], 0.0, "MPI_Comm_set_info, timed alone")
+		}
 		assert.Greater(t, v["touch_us"], 0.0)
 		assert.GreaterOrEqual(t, v["comp_in_us"], 50.0, "busy compute spins at least the 50 us asked per exchange")
 		if m, _ := LookupMode(j.Mode); m.Ghosts() {

@@ -209,7 +209,7 @@ func TestPhasesProbeTables(t *testing.T) {
 	WriteBench(&out, ph)
 	assert.Contains(t, out.String(), "## phases [sleep compute, touched, shm]")
 	assert.Contains(t, out.String(), "# phases [sleep compute, touched, shm]: time per round, (a) + (b)")
-	assert.Contains(t, out.String(), "# phases [sleep compute, touched, shm]: (a) small / (b) large / set_info + barrier / touch per round [us] (medians)")
+	assert.Contains(t, out.String(), "# phases [sleep compute, touched, shm]: (a) small / (b) large / barriers + set_info / touch per round [us] (medians)")
 	assert.Regexp(t, `\n  64K +100\.0 / 200\.0 / 5\.00 / 1\.00 +100\.0 / 200\.0 / 5\.00 / 1\.00\n`, out.String())
 
 	pr := fakeBench(Probe, s, DefaultLayout, []int64{8}, func(mode string, _ int64) map[string]float64 {
@@ -346,6 +346,44 @@ func TestTargetsIssue15(t *testing.T) {
 	assert.Contains(t, out.String(), "of latency, overlap, rate, halo, probe (osubench run all,probe runs them)")
 	assert.Equal(t, "all", runList([]string{"latency", "overlap", "rate", "halo"}))
 	assert.Equal(t, "latency,rate", runList([]string{"latency", "rate"}))
+}
+
+// Issue 15's switch target on its boundary: cspii-hint's switching
+// MPI_Comm_set_info (switch_us) against mpi's barrier (barrier_us),
+// exactly 2x is met, just past it MISSED; results without the keys (a
+// phases program before them) are not measured.
+func TestTargetSwitchCost(t *testing.T) {
+	const K, M = 1 << 10, 1 << 20
+	busy := Series{Transport: SHM, Compute: Busy, Touch: true}
+	vals := func(mode string, size int64) map[string]float64 {
+		switch mode {
+		case "mpi":
+			return map[string]float64{"round_us": 100, "barrier_us": 1.5, "switch_us": 0.04}
+		case "cspii-hint":
+			return map[string]float64{"round_us": 90, "barrier_us": 1.2, "switch_us": map[int64]float64{64 * K: 3, 1 * M: 3.01}[size]}
+		}
+		return map[string]float64{"round_us": 100}
+	}
+	ph := fakeBench(Phases, busy, DefaultLayout, []int64{64 * K, 1 * M}, vals, "mpi", "cspii-tag", "cspii-hint")
+	ts := EvaluateTargets([]*BenchResult{ph})
+	goal := "switch_us <= 2x mpi's barrier_us at every size"
+	tg := findTarget(t, ts, SHM, "cspii-hint", Phases, "busy, touched", goal)
+	assert.Equal(t, statusMissed, tg.Status)
+	assert.Equal(t, "15", tg.Issue)
+	assert.Equal(t, "64K: 2.00x (3.00 us vs mpi's barrier 1.50 us; cspii-hint's barrier 1.20 us), 1M: 2.01x (3.01 us vs mpi's barrier 1.50 us; cspii-hint's barrier 1.20 us)", tg.Measured)
+
+	ph = fakeBench(Phases, busy, DefaultLayout, []int64{64 * K}, vals, "mpi", "cspii-tag", "cspii-hint")
+	assert.Equal(t, statusMet, findTarget(t, EvaluateTargets([]*BenchResult{ph}), SHM, "cspii-hint", Phases, "busy, touched", goal).Status)
+
+	old := fakeBench(Phases, busy, DefaultLayout, []int64{64 * K}, byMode("round_us", map[string]map[int64]float64{"mpi": {0: 100}, "cspii-hint": {0: 90}}), "mpi", "cspii-hint")
+	tg = findTarget(t, EvaluateTargets([]*BenchResult{old}), SHM, "cspii-hint", Phases, "busy, touched", goal)
+	assert.Equal(t, statusNoValue, tg.Status)
+	assert.Equal(t, "64K: -", tg.Measured)
+	for _, mode := range []string{"cspii-auto", "cspii-off"} {
+		for _, x := range EvaluateTargets([]*BenchResult{fakeBench(Phases, busy, DefaultLayout, []int64{64 * K}, vals, "mpi", mode)}) {
+			assert.NotContains(t, x.Goal, "switch_us", "the switch target is cspii-hint's: %s", mode)
+		}
+	}
 }
 
 // The touch-cost target judges the sizes both series ran: the untouched

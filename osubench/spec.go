@@ -91,8 +91,8 @@ type Mode struct {
 	// meaning if the default changes.
 	AsyncConfig string `json:",omitempty"`
 	// PhaseHint: the program itself sets async_config per phase
-	// (MPI_Comm_set_info, then MPI_Barrier on the communicator); the
-	// phases benchmark only.
+	// (MPI_Comm_set_info between the two barriers that begin a phase);
+	// the phases benchmark only.
 	PhaseHint bool `json:",omitempty"`
 	// AsyncMode is CSP_ASYNC_MODE of the preload modes ("": not set):
 	// rma|pt2pt (the library's default: MPI_Win_allocate windows go
@@ -153,7 +153,7 @@ func (m Mode) Describe() string {
 		parts = append(parts, h)
 	}
 	if m.PhaseHint {
-		parts = append(parts, "the program sets async_config=off before each small-message phase and on before each overlapped one, then MPI_Barrier (phases only)")
+		parts = append(parts, "the program sets async_config=off before each small-message phase and on before each overlapped one, between the phase's two barriers (phases only)")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -428,6 +428,11 @@ const (
 	AutoKeepGain = 0.80 // cspii-auto keeps 80% of cspii-tag's gain where cspii-tag beats mpi
 	OffMaxRatio  = 1.05 // cspii-off: the library's presence costs at most 5%, everywhere
 	PhasesMax    = 0.80 // phases: cspii-auto and cspii-hint 20% faster than both mpi and cspii-tag
+	// SwitchMaxBarriers: cspii-hint's switch (one MPI_Comm_set_info that
+	// changes the route, phases' switch_us) costs at most this many of
+	// mpi's MPI_Barrier on the communicator (phases' barrier_us), both
+	// measured on members a barrier aligned.
+	SwitchMaxBarriers = 2.0
 )
 
 // issue15Targets are issue 15's targets of mode (cspii-auto, cspii-hint
@@ -440,7 +445,8 @@ const (
 //     beats mpi; probe's round trip <= 1.10x mpi and the server's compute
 //     >= 1/1.10 of mpi's; phases' time per round <= 0.80x both mpi's and
 //     cspii-tag's.
-//   - cspii-hint: phases, as cspii-auto.
+//   - cspii-hint: phases, as cspii-auto; and its switch (switch_us) at
+//     most SwitchMaxBarriers x mpi's barrier (barrier_us).
 //   - cspii-off: every benchmark <= 1.05x mpi (probe: and the server's
 //     compute >= 1/1.05 of mpi's).
 func issue15Targets(results []*BenchResult, tr Transport, mode string) []Target {
@@ -488,6 +494,9 @@ func issue15Targets(results []*BenchResult, tr Transport, mode string) []Target 
 		phases()
 	case "cspii-hint":
 		phases()
+		for _, s := range primariesOf(results, Phases, tr) {
+			add(Phases, s, fmt.Sprintf("switch_us <= %.0fx mpi's barrier_us at every size (a switching MPI_Comm_set_info against an MPI_Barrier)", SwitchMaxBarriers), switchCost)
+		}
 	case "cspii-off":
 		for _, b := range issue15Benches {
 			for _, s := range primariesOf(results, b, tr) {
@@ -527,6 +536,27 @@ func keepsGain(t targetCtx, key string, keep float64) (string, string) {
 	}
 	if wins == 0 {
 		return statusMet, "cspii-tag beats mpi at no size: no gain to keep"
+	}
+	return verdict(ok, n), strings.Join(parts, ", ")
+}
+
+// switchCost checks that t.mode's switch (switch_us, one MPI_Comm_set_info
+// that changes the route) costs at most SwitchMaxBarriers x mpi's
+// MPI_Barrier (barrier_us) at every size; the mode's own barrier is shown
+// beside.
+func switchCost(t targetCtx) (string, string) {
+	ok, n := true, 0
+	var parts []string
+	for _, sz := range t.br.Sizes {
+		sw, bar, own := t.med(t.mode, "switch_us", sz), t.med("mpi", "barrier_us", sz), t.med(t.mode, "barrier_us", sz)
+		r := Ratio(sw, bar)
+		if math.IsNaN(r) {
+			parts = append(parts, FormatSize(sz)+": -")
+			continue
+		}
+		n++
+		ok = ok && r <= SwitchMaxBarriers
+		parts = append(parts, fmt.Sprintf("%s: %.2fx (%s us vs mpi's barrier %s us; %s's barrier %s us)", FormatSize(sz), r, fmtNum(sw), fmtNum(bar), t.mode, fmtNum(own)))
 	}
 	return verdict(ok, n), strings.Join(parts, ", ")
 }

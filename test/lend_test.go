@@ -19,8 +19,11 @@ import (
 // MPI_Test loop, a blocking receive on a communicator that is not
 // offloaded): every message arrives intact, the waiting users lent their
 // core (CSP_STATS lends=), and the ghosts report their nice value. The
-// same program passes with the ghost at the users' priority (no lending)
-// and under plain MPICH.
+// users' own Go runtime threads run at the ghost's nice value, their
+// application's thread (and MPICH's transport thread) at their own
+// (priority.go: a call into the runtime must not let them preempt the
+// application). The same program passes with the ghost at the users'
+// priority (no lending, nothing lowered) and under plain MPICH.
 func TestLendCore(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_lend")
@@ -45,7 +48,27 @@ func TestLendCore(t *testing.T) {
 			}
 			nice := regexp.MustCompile(`ghost \d+: nice (\d+) `).FindAllStringSubmatch(res.Stderr, -1)
 			require.Len(t, nice, 2, "one priority line per ghost:\n%s", res.Stderr)
+			own := fmt.Sprint(inheritedNice(t))
+			ths := ParseLines(res.Stdout, "threads")
+			require.Len(t, ths, l.Users(), "one threads line per user:\n%s", res.Stdout)
+			for _, f := range ths {
+				require.Equal(t, own, f["main"], "the application's thread keeps its priority: %s", f.Line())
+				require.NotEmpty(t, f["other"], "the Go runtime has threads: %s", f.Line())
+				want := own
+				if c.lend {
+					want = "19"
+				}
+				for _, v := range strings.Split(f["other"], ",") {
+					require.Equal(t, want, v, "the runtime's threads: %s", f.Line())
+				}
+				for _, v := range strings.Split(f["named"], ",") {
+					if v != "" {
+						require.Equal(t, "async:"+own, v, "MPICH's transport thread keeps its priority: %s", f.Line())
+					}
+				}
+			}
 			if c.lend {
+				require.Contains(t, res.Stderr, "threads run at nice 19", "CSP_VERBOSE=2 says so")
 				require.Positive(t, lends, "the receivers lent their cores:\n%s", res.Stderr)
 				for _, m := range nice {
 					require.Equal(t, "19", m[1], "ghost priority: %s", m[0])

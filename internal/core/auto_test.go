@@ -2,10 +2,13 @@ package core
 
 import (
 	"os"
+	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // The automatic choice's estimate on the patterns it must tell apart, per
@@ -88,3 +91,52 @@ func TestAutoCalibrationFile(t *testing.T) {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+// threadSched reads the calling thread's own counters through the file it
+// keeps open: CPU time grows with the thread's work, and another thread
+// gets its own counters (the file is opened again for it).
+func TestThreadSched(t *testing.T) {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	cpu0, _ := threadSched()
+	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+	}
+	cpu1, _ := threadSched()
+	require.Greater(t, cpu1-cpu0, int64(2e6), "50 ms of spinning is some CPU time, even on a loaded host")
+	tid := schedstat.tid
+	require.Equal(t, unix.Gettid(), tid)
+
+	other := make(chan int64)
+	go func() {
+		goruntime.LockOSThread() // a fresh thread: its CPU time is its own
+		defer goruntime.UnlockOSThread()
+		c, _ := threadSched()
+		other <- c
+	}()
+	c := <-other
+	require.NotEqual(t, tid, schedstat.tid, "opened again for the other thread")
+	require.Less(t, c, cpu1, "the other thread did not spin")
+}
+
+// What an evaluation pays to read its thread's counters: through the
+// file kept open, and opened each time (os.ReadFile) as it was.
+//
+//	go test ./internal/core -run '^$' -bench Schedstat
+func BenchmarkSchedstat(b *testing.B) {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	b.Run("kept-open", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := readSchedstat(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read-file", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := os.ReadFile("/proc/thread-self/schedstat"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

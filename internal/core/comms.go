@@ -22,12 +22,20 @@ func (e *HintError) Unwrap() error { return e.Err }
 // (Config.Algorithm, which casperii env uses too).
 func (r *runtime) algorithm(h info.Hints) info.Algorithm { return r.cfg.Algorithm(h) }
 
+// hintKeys are the keys parseHints reads, all in one call into C.
+var hintKeys = mpi.NewKeySet(info.Keys()...)
+
 // parseHints reads the CasperII hints of an MPI info object.
 func parseHints(inf mpi.Info) (info.Hints, error) {
 	if inf.IsNull() {
 		return info.Hints{}, nil
 	}
-	h, err := info.Parse(inf)
+	vals, err := inf.Values(hintKeys)
+	if err != nil {
+		return info.Hints{}, err
+	}
+	h, err := info.Parse(vals)
+	vals.Release()
 	if err != nil {
 		return info.Hints{}, &HintError{err}
 	}
@@ -104,6 +112,7 @@ func (r *runtime) CommFreed(comm mpi.Comm) {
 	// It stays in its family, absent, until every member freed it
 	// (family.go); its resources wait for its last operations.
 	st.freed = true
+	st.pruneTemplates()
 	r.zombies = append(r.zombies, zombie{entry: user.Detach(comm), plans: st.heldPlans()})
 	r.reapZombies()
 }
@@ -215,11 +224,14 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 // on the direct route with plan reserved (auto.go).
 func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, rank int, regist, alone bool) error {
 	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now(), offWait: -1, onFailures: 1}
+	if plan.Offloaded() {
+		st.onPlan = plan
+	}
 	// Offload on a core the ghosts share costs more when wrong than it
 	// gains when right: the first switch on needs two favourable
 	// evaluations in a row (auto.go).
 	if r.isAuto(h) && plan.Offloaded() {
-		st.auto, st.onPlan = true, plan
+		st.auto = true
 		st.plan = commexpand.Plan{Algorithm: info.NoOffload, Members: plan.Members}
 	}
 	if err := user.SetComm(comm, rank, &st.plan, regist); err != nil {
@@ -238,7 +250,7 @@ func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, ran
 		r.watchFamily(st.fam)
 	}
 	if watched { // its collectives look at the family's pending choices too
-		user.Watch(comm, true)
+		user.Watch(comm, true, st.fam.count)
 	}
 	return nil
 }

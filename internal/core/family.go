@@ -30,8 +30,9 @@ type family struct {
 	key     string
 	members []*commState
 	watched bool
-	ncoll   int          // watched collectives on the family's communicators
-	next    int          // ncoll at which the next evaluation is due
+	// Watched collectives on the family's communicators, counted in C: only
+	// the one at which the next evaluation is due calls the runtime.
+	count   user.FamCount
 	every   int          // the automatic choice's interval, in collectives
 	last    time.Time    // this member's previous evaluation
 	snap    user.Profile // the process's profile then
@@ -64,7 +65,7 @@ func (r *runtime) join(st *commState, alone bool) {
 	key := groupKey(st.plan.Members)
 	f := r.families[key]
 	if alone || f == nil || len(f.members) >= familySlots {
-		f = &family{key: key, every: 1, last: time.Now()}
+		f = &family{key: key, every: 1, last: time.Now(), count: user.NewFamCount()}
 		r.famList = append(r.famList, f)
 		if !alone && r.families[key] == nil {
 			r.families[key] = f
@@ -91,7 +92,7 @@ func (r *runtime) watchFamily(f *family) {
 	changed := want != f.watched
 	f.watched = want
 	if want && changed {
-		f.next = f.ncoll + 1
+		f.count.SetNext(f.count.N() + 1)
 	}
 	var comms []mpi.Comm
 	for _, m := range f.members {
@@ -102,14 +103,15 @@ func (r *runtime) watchFamily(f *family) {
 	r.mu.Unlock()
 	if changed {
 		for _, c := range comms {
-			user.Watch(c, want)
+			user.Watch(c, want, f.count)
 		}
 	}
 }
 
-// CollCheck is called by the blocking collectives on a watched
-// communicator, before the collective itself, on every member alike.
-// Collective over comm when the family's evaluation is due.
+// CollCheck is called by a blocking collective on a watched communicator
+// at which its family's evaluation is due (the count in C: user.FamCount),
+// before the collective itself, on every member alike. Collective over
+// comm when the evaluation is due.
 func (r *runtime) CollCheck(comm mpi.Comm, _ int) error {
 	if r == nil || r.role != RoleUser {
 		return nil
@@ -118,12 +120,11 @@ func (r *runtime) CollCheck(comm mpi.Comm, _ int) error {
 	st := r.comms[comm.Raw()]
 	if st == nil || st.fam == nil || !st.fam.watched {
 		r.mu.Unlock()
-		user.Watch(comm, false)
+		user.Watch(comm, false, user.FamCount{})
 		return nil
 	}
 	f := st.fam
-	f.ncoll++
-	due := f.ncoll >= f.next
+	due := f.count.Due()
 	r.mu.Unlock()
 	if !due {
 		return nil
@@ -195,7 +196,7 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
 		switched = switched || ok
 	}
 	r.mu.Lock()
-	f.next = f.ncoll + r.interval(f, act, switched)
+	f.count.SetNext(f.count.N() + uint32(r.interval(f, act, switched)))
 	r.mu.Unlock()
 	r.watchFamily(f)
 	return nil

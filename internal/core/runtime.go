@@ -73,10 +73,13 @@ type commState struct {
 	regist   bool           // the shmbuf_regist hint the entry was built with
 	inter    bool           // an intercommunicator: never offloaded
 	pending  *pendingSwitch // a change of route not taken yet (switch.go)
+	entries  []planEntry    // fast-path entries of the plans it holds, to install copies of (switch.go)
 	switches int            // changes of route taken
-	// The automatic choice (auto.go): the offloaded plan, reserved while
-	// the communicator is off.
-	auto       bool
+	auto     bool           // the automatic choice picks the route (auto.go)
+	// The offloaded plan reserved for the communicator while it is off
+	// (Algorithm NoOffload: none): the last offloaded plan the members
+	// agreed on, so that a switch back to the ghosts (the automatic
+	// choice's, or a hint's: switch.go) needs no new resources.
 	onPlan     commexpand.Plan
 	onVotes    int     // evaluations in a row that wanted offload on
 	onFailures int     // offload periods that ended because offload cost more
@@ -107,6 +110,11 @@ func (r *runtime) logf(format string, args ...any) {
 	msg := strings.TrimPrefix(fmt.Sprintf(format, args...), "CasperII: ")
 	fmt.Fprintf(os.Stderr, "casperii: %s\n", msg)
 }
+
+// verbose reports whether CSP_VERBOSE asks for messages of level: a test
+// before building a message's arguments where that costs (a switch of
+// route).
+func (r *runtime) verbose(level int) bool { return r.cfg.Verbose >= level }
 
 func (r *runtime) verbosef(level int, format string, args ...any) {
 	if r.cfg.Verbose >= level {
@@ -465,6 +473,16 @@ func (r *runtime) startUser() error {
 	lend, nbcoll, err := r.agreeLending()
 	if err != nil {
 		return err
+	}
+	if nice, _ := ghostNice(r.cfg, r.hostSize, r.hostCPUs()); lend {
+		// The runtime's threads must not preempt the application
+		// (priority.go).
+		n, err := lowerRuntimeThreads(nice)
+		if err != nil && r.cfg.Verbose > 0 {
+			r.logf("user %d: could not lower the priority of the runtime's threads to nice %d (%v); calls into the runtime may cost more", r.wrank, nice, err)
+		} else if r.cfg.Verbose >= 2 {
+			r.logf("user %d: the runtime's %d threads run at nice %d, the application's at its own", r.wrank, n, nice)
+		}
 	}
 	err = user.Start(user.Config{
 		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"math/bits"
+	"sync"
+
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
 	"github.com/casperii/casperii/internal/mpi"
@@ -17,6 +20,15 @@ import (
 // another with the same group (family.go). Between the request and the
 // switch the communicator keeps its old route, and both plans hold their
 // internal resources.
+//
+// MPI_Comm_set_info costs one collective (agreeHints): a sum over the members
+// of whether their hints parsed, what they chose, and their route counts.
+// A route that needs no new internal resources (the direct route, the
+// route in use, or the offloaded plan the communicator keeps reserved
+// while it is off: commState.onPlan) is decided and taken in that
+// collective; only a change to an offloaded algorithm the communicator
+// holds no resources for adds the Allreduce that agrees on them
+// (agreeSlots).
 //
 // symmetric=true (Casper's collective hint) asserts that nothing is in
 // flight: the switch is taken at the call even where the counts lost track
@@ -47,9 +59,9 @@ const (
 func (r *runtime) canSwitch() bool { return r.provided != mpi.ThreadMultiple }
 
 // holds reports whether st uses pl in one of its roles: the current plan,
-// the automatic choice's offloaded plan, or a pending switch's.
+// the reserved offloaded plan, or a pending switch's.
 func (st *commState) holds(pl *commexpand.Plan) bool {
-	return st.plan.Same(pl) || (st.auto && st.onPlan.Same(pl)) || (st.pending != nil && st.pending.plan.Same(pl))
+	return st.plan.Same(pl) || (st.onPlan.Offloaded() && st.onPlan.Same(pl)) || (st.pending != nil && st.pending.plan.Same(pl))
 }
 
 // dropPlan returns pl's resources to the pool unless st still holds it.
@@ -71,13 +83,138 @@ func (st *commState) heldPlans() []commexpand.Plan {
 		}
 		out = append(out, p)
 	}
-	if st.auto {
+	if st.onPlan.Offloaded() {
 		add(st.onPlan)
 	}
 	if st.pending != nil {
 		add(st.pending.plan)
 	}
 	return out
+}
+
+// planEntry is the fast-path entry of one of a communicator's plans, built
+// once and kept while the communicator holds the plan: a switch installs a
+// copy (user.Entry.InstallCopy), so that switching back and forth does not
+// rebuild the plan's tables.
+type planEntry struct {
+	plan commexpand.Plan
+	e    user.Entry
+}
+
+// template returns st's entry for plan p, building it the first time.
+// Called with r.mu held.
+func (st *commState) template(p *commexpand.Plan) (user.Entry, error) {
+	for _, t := range st.entries {
+		if t.plan.Same(p) {
+			return t.e, nil
+		}
+	}
+	e, err := user.NewEntry(st.comm, st.rank, p, false)
+	if err != nil {
+		return user.Entry{}, err
+	}
+	st.entries = append(st.entries, planEntry{plan: *p, e: e})
+	return e, nil
+}
+
+// pruneTemplates releases the entries of plans st no longer holds (all of
+// them once it is freed). Called with r.mu held.
+func (st *commState) pruneTemplates() {
+	kept := st.entries[:0]
+	for _, t := range st.entries {
+		if !st.freed && st.holds(&t.plan) {
+			kept = append(kept, t)
+			continue
+		}
+		t.e.Release()
+	}
+	clear(st.entries[len(kept):])
+	st.entries = kept
+}
+
+// Fields of one member's record in MPI_Comm_set_info's agreement, summed
+// over the communicator.
+const (
+	agInvalid   = iota // 1 where this member's hints did not parse
+	agChoice           // what its hints choose (choiceOf)
+	agChoice2          // its square: all chose alike iff n x sum(c^2) == sum(c)^2
+	agUnmatched        // its route counts (route.c)
+	agPending
+	agStuck
+	agFields
+)
+
+// choiceOf numbers what hints choose: the algorithm, and whether the
+// automatic choice picks the route. Positive.
+func choiceOf(alg info.Algorithm, auto bool) int64 {
+	c := 1 + 2*int64(alg)
+	if auto {
+		c++
+	}
+	return c
+}
+
+// agBuf holds one member's record and the sum (agreeHints).
+type agBuf struct{ in, sum [agFields]int64 }
+
+var agBufs = sync.Pool{New: func() any { return new(agBuf) }}
+
+// agreement is what MPI_Comm_set_info's collective establishes.
+type agreement struct {
+	valid  bool        // every member's hints parsed
+	same   bool        // and chose the same algorithm and automatic choice
+	counts user.Counts // the members' route counts, summed
+}
+
+// agreeHints sums, over comm's n members, whether their hints parsed (herr),
+// what they chose (alg, auto) and their route counts: one Iallreduce
+// (user.SumLocked: waited for as MPICH's other requests are). Under
+// MPI_THREAD_MULTIPLE, where routes never change, it sums no counts and
+// holds no lock. Collective over comm.
+func (r *runtime) agreeHints(comm mpi.Comm, n int, alg info.Algorithm, auto bool, herr error) (agreement, error) {
+	b := agBufs.Get().(*agBuf) // C reads and writes them: from a pool, not the heap each time
+	defer agBufs.Put(b)
+	in, sum := &b.in, &b.sum
+	*in = [agFields]int64{}
+	if herr != nil {
+		in[agInvalid] = 1
+	}
+	c := choiceOf(alg, auto)
+	in[agChoice], in[agChoice2] = c, c*c
+	var err error
+	if !r.canSwitch() {
+		err = user.Sum(comm, in[:], sum[:])
+	} else {
+		user.Lock()
+		err = user.CountSumLocked(comm, in[:], sum[:], agUnmatched)
+		user.Unlock()
+	}
+	if err != nil {
+		return agreement{}, err
+	}
+	// n x sum(c^2) == sum(c)^2 (Cauchy-Schwarz: only when every c is the
+	// same), in 128 bits.
+	h1, l1 := bits.Mul64(uint64(n), uint64(sum[agChoice2]))
+	h2, l2 := bits.Mul64(uint64(sum[agChoice]), uint64(sum[agChoice]))
+	return agreement{
+		valid:  sum[agInvalid] == 0,
+		same:   h1 == h2 && l1 == l2,
+		counts: user.Counts{Unmatched: sum[agUnmatched], Pending: sum[agPending], Stuck: sum[agStuck]},
+	}, nil
+}
+
+// heldPlan returns a plan of algorithm alg that st already holds (the
+// route in use, the reserved offloaded plan, a pending switch's), or nil.
+func (st *commState) heldPlan(alg info.Algorithm) *commexpand.Plan {
+	switch {
+	case st.plan.Algorithm == alg:
+		return &st.plan
+	case st.onPlan.Offloaded() && st.onPlan.Algorithm == alg:
+		return &st.onPlan
+	case st.pending != nil && st.pending.plan.Algorithm == alg:
+		return &st.pending.plan
+	}
+	return nil
 }
 
 // reconfigure applies new hints h to comm, on which the runtime already
@@ -91,8 +228,8 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 		}
 		return herr
 	}
-	alg := r.algorithm(h)
-	out, err := r.agreeSlots(comm, alg, herr)
+	alg, auto := r.algorithm(h), r.isAuto(h)
+	ag, err := r.agreeHints(comm, len(st.plan.Members.Ghost), alg, auto, herr)
 	if err != nil {
 		return err
 	}
@@ -101,99 +238,103 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 	}
 	r.mu.Lock()
 	st.hints = h
-	if !r.canSwitch() {
+	switch {
+	case !ag.valid: // another member's hint was invalid: nothing changes
 		r.mu.Unlock()
-		if st.rank == 0 && alg != st.plan.Algorithm {
+		return nil
+	case !r.canSwitch():
+		r.mu.Unlock()
+		if st.rank == 0 && alg != st.plan.Algorithm && r.verbose(1) {
 			r.verbosef(1, "communicator %#x: %v asked, %v kept: routes do not change under MPI_THREAD_MULTIPLE", uint32(comm.Raw()), alg, st.plan.Algorithm)
 		}
 		return nil
 	}
-	// The wanted offloaded plan: the one in use or reserved when the
-	// algorithm is the same, else new resources.
-	have := &st.plan
-	if st.auto && !st.plan.Offloaded() {
-		have = &st.onPlan
-	}
-	plan, derr := r.slots.Decide(out, st.plan.Members, commexpand.DecideOptions{TagSpace: r.tags != nil}, have)
-	if derr != nil {
+	// The plan the members chose: one they hold already, else new
+	// resources (a second Allreduce).
+	plan := commexpand.Plan{Algorithm: info.NoOffload, Members: st.plan.Members}
+	switch {
+	case !ag.same:
+		plan.Reason = "members disagree on wildcard_used or async_config"
+	case alg.Offloaded():
+		if p := st.heldPlan(alg); p != nil {
+			plan = *p
+			break
+		}
 		r.mu.Unlock()
-		return derr
-	}
-	regist, _ := h.ShmbufRegist()
-	oldAuto, oldOn, oldPending := st.auto, st.onPlan, st.pending
-	st.pending = nil
-	var target *commexpand.Plan
-	if r.isAuto(h) && plan.Offloaded() {
-		// The automatic choice takes over from the route in use.
-		st.auto, st.onPlan = true, plan
-	} else {
-		st.auto = false
-		if !plan.Same(&st.plan) {
-			target = &plan
-			st.pending = &pendingSwitch{plan: plan, regist: regist}
+		out, err := r.agreeSlots(comm, alg, nil)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		plan, err = r.slots.Decide(out, st.plan.Members, commexpand.DecideOptions{TagSpace: r.tags != nil}, nil)
+		if err != nil {
+			r.mu.Unlock()
+			return err
 		}
 	}
-	if oldAuto {
-		r.dropPlan(st, oldOn)
+	regist, _ := h.ShmbufRegist()
+	wasActive := st.active()
+	oldOn, oldPending := st.onPlan, st.pending
+	st.pending = nil
+	st.auto = auto && ag.same && plan.Offloaded() // the automatic choice takes over from the route in use
+	if plan.Offloaded() {
+		st.onPlan = plan // reserved from now on
 	}
+	var target *commexpand.Plan
+	if !st.auto && !plan.Same(&st.plan) {
+		target = &plan
+		st.pending = &pendingSwitch{plan: plan, regist: regist}
+	}
+	r.dropPlan(st, oldOn)
 	if oldPending != nil {
 		r.dropPlan(st, oldPending.plan)
 	}
-	r.dropPlan(st, plan) // a plan Decide made that no role took
-	if plan.Reason != "" && alg.Offloaded() && st.rank == 0 {
+	st.pruneTemplates()
+	if plan.Reason != "" && alg.Offloaded() && st.rank == 0 && r.verbose(1) {
 		r.verbosef(1, "communicator %#x not offloaded: %s", uint32(comm.Raw()), plan.Reason)
 	}
+	if st.auto && !wasActive {
+		user.ProfileOn(true)
+	}
 	r.mu.Unlock()
-	r.watchFamily(st.fam)
 	if target == nil {
+		if wasActive || st.active() {
+			r.watchFamily(st.fam)
+		}
 		if regist != st.regist && !st.freed { // only the buffer hint changed
 			st.regist = regist
 			return user.SetComm(comm, st.rank, &st.plan, regist)
 		}
 		return nil
 	}
-	switched, err := r.trySwitch(comm, st, sym, "at MPI_Comm_set_info")
-	if err == nil && !switched && st.rank == 0 {
-		r.verbosef(1, "communicator %#x: %v -> %v requested; messages are in flight, the switch waits for a later collective on it",
-			uint32(comm.Raw()), st.plan.Algorithm, target.Algorithm)
+	total := ag.counts
+	if total.Quiescent() || (sym && total.Unmatched == 0 && total.Pending == 0) {
+		err := r.takeSwitch(comm, st, st.pending, "at MPI_Comm_set_info")
+		if wasActive {
+			r.watchFamily(st.fam)
+		}
+		return err
 	}
-	return err
-}
-
-// trySwitch sums the members' route counts for comm (a collective over
-// comm) and takes st's pending switch if they prove the old route
-// quiescent (or sym vouches for counts that lost track).
-func (r *runtime) trySwitch(comm mpi.Comm, st *commState, sym bool, where string) (bool, error) {
-	p := st.pending
-	user.Lock()
-	c, err := user.CountsLocked(comm)
-	var sum [3]int64
-	if err == nil {
-		err = user.SumLocked(comm, []int64{c.Unmatched, c.Pending, c.Stuck}, sum[:])
-	}
-	user.Unlock()
-	if err != nil {
-		return false, err
-	}
-	total := user.Counts{Unmatched: sum[0], Pending: sum[1], Stuck: sum[2]}
-	if !total.Quiescent() && !(sym && total.Unmatched == 0 && total.Pending == 0) {
-		if sym && st.rank == 0 {
+	r.watchFamily(st.fam)
+	if st.rank == 0 && r.verbose(1) {
+		if sym {
 			r.verbosef(1, "communicator %#x: symmetric=true, but %d messages and %d receives are in flight: the switch waits",
 				uint32(comm.Raw()), total.Unmatched, total.Pending)
 		}
-		return false, nil
+		r.verbosef(1, "communicator %#x: %v -> %v requested; messages are in flight, the switch waits for a later collective on it",
+			uint32(comm.Raw()), st.plan.Algorithm, target.Algorithm)
 	}
-	return true, r.takeSwitch(comm, st, p, where)
+	return nil
 }
 
 // takeSwitch installs st's pending switch p now: the members agreed that
 // the old route is quiescent.
 func (r *runtime) takeSwitch(comm mpi.Comm, st *commState, p *pendingSwitch, where string) error {
-	e, err := user.NewEntry(comm, st.rank, &p.plan, p.regist)
+	r.mu.Lock()
+	t, err := st.template(&p.plan)
+	r.mu.Unlock()
 	if err == nil {
-		user.Lock()
-		err = e.InstallLocked()
-		user.Unlock()
+		err = t.InstallCopy(p.regist)
 	}
 	if err != nil {
 		return err
@@ -203,13 +344,14 @@ func (r *runtime) takeSwitch(comm mpi.Comm, st *commState, p *pendingSwitch, whe
 	st.noteRoute()
 	st.plan, st.regist, st.pending = p.plan, p.regist, nil
 	r.dropPlan(st, from)
+	st.pruneTemplates()
 	st.switches++
 	r.switches++
 	r.mu.Unlock()
 	if st.fam.watched {
-		user.Watch(comm, true)
+		user.Watch(comm, true, st.fam.count)
 	}
-	if st.rank == 0 {
+	if st.rank == 0 && r.verbose(1) {
 		r.verbosef(1, "communicator %#x: switched %v -> %v %s", uint32(comm.Raw()), from.Algorithm, p.plan.Algorithm, where)
 	}
 	return nil

@@ -20,6 +20,11 @@ import (
 // never raises an error itself; the C wrapper raises it through the right
 // error handler.
 
+// At library load the process's threads are its main thread and the Go
+// runtime's: the runtime lowers the latter's priority where the ghost
+// shares the application's core (internal/core/priority.go).
+func init() { core.NoteRuntimeThreads() }
+
 func comm(h C.int) mpi.Comm   { return mpi.CommFromRaw(int32(h)) }
 func infoOf(h C.int) mpi.Info { return mpi.InfoFromRaw(int32(h)) }
 

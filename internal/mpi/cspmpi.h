@@ -188,6 +188,33 @@ static inline cspmpi_iret cspmpi_info_get(MPI_Info i, const char *key, char *buf
     return r;
 }
 
+/* The values of n keys of i in one call (Info.Values): keys holds the keys
+ * one after the other, each NUL-terminated; the values are written into buf
+ * (buflen bytes) one after the other, each NUL-terminated. out[k] is the
+ * length key k's value takes in buf including its NUL, 0 where the key is
+ * not set, or -1 where buf had no room left for it. */
+static inline int cspmpi_info_get_keys(MPI_Info i, const char *keys, int n, char *buf, int buflen,
+                                       int *out)
+{
+    int at = 0;
+    for (int k = 0; k < n; k++) {
+        char none;
+        int len = buflen - at, flag = 0;
+        int rc = len > 0 ? PMPI_Info_get_string(i, keys, &len, buf + at, &flag)
+                         : (len = 1, PMPI_Info_get_string(i, keys, &len, &none, &flag));
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (!flag)
+            out[k] = 0;
+        else if (len > buflen - at)
+            out[k] = -1; /* truncated: the caller reads it alone */
+        else
+            out[k] = len, at += len;
+        keys += strlen(keys) + 1;
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---- errors ---- */
 
 CSPMPI_OUT1(cspmpi_error_class, (int code), PMPI_Error_class(code, &r.v))

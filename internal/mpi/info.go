@@ -5,7 +5,10 @@ package mpi
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // InfoCreate creates an empty info object; free it with Info.Free.
 func InfoCreate() (Info, error) {
@@ -44,6 +47,99 @@ func (i Info) Lookup(key string) (string, bool, error) {
 		}
 		size = int(r.v2)
 	}
+}
+
+// KeySet is a fixed list of info keys that Info.Values reads together.
+type KeySet struct {
+	names  []string
+	joined []byte // each name followed by a NUL
+}
+
+// MaxKeySet is the most keys a KeySet holds.
+const MaxKeySet = 16
+
+// NewKeySet returns the set of names (at most MaxKeySet).
+func NewKeySet(names ...string) *KeySet {
+	if len(names) > MaxKeySet {
+		panic("mpi: NewKeySet: too many keys")
+	}
+	ks := &KeySet{names: names}
+	for _, n := range names {
+		ks.joined = append(append(ks.joined, n...), 0)
+	}
+	return ks
+}
+
+// InfoValues are the values of a KeySet's keys in one info object
+// (Info.Values). Get makes them an interface{ Get(key string) (string,
+// bool) }, as Info is. Release returns them for reuse.
+type InfoValues struct {
+	ks   *KeySet
+	vals [MaxKeySet]string
+	set  uint32 // bit k: names[k] is set
+	next int    // where Get looks first: callers read the keys in order
+	// what C fills in: the values' lengths, and room for the values (a
+	// value that does not fit is read alone)
+	lens [MaxKeySet]C.int
+	buf  [256]byte
+}
+
+// Get returns the value of key and whether it is set; keys outside the
+// set read as not set.
+func (v *InfoValues) Get(key string) (string, bool) {
+	n := len(v.ks.names)
+	for i := 0; i < n; i++ {
+		k := (v.next + i) % n
+		if v.ks.names[k] == key {
+			v.next = k + 1
+			return v.vals[k], v.set&(1<<k) != 0
+		}
+	}
+	return "", false
+}
+
+var infoValuesPool = sync.Pool{New: func() any { return new(InfoValues) }}
+
+// Release returns v for reuse by Values; v must not be used after.
+func (v *InfoValues) Release() {
+	*v = InfoValues{}
+	infoValuesPool.Put(v)
+}
+
+// Values reads the values of ks's keys from i with one call into C (a
+// lookup per key there), where Lookup makes one call and allocations per
+// key: MPI_Comm_set_info reads every CasperII key each time. Only the
+// values set allocate.
+func (i Info) Values(ks *KeySet) (*InfoValues, error) {
+	v := infoValuesPool.Get().(*InfoValues)
+	v.ks = ks
+	if i.h == C.MPI_INFO_NULL || len(ks.names) == 0 {
+		return v, nil
+	}
+	rc := C.cspmpi_info_get_keys(i.h, (*C.char)(unsafe.Pointer(&ks.joined[0])), C.int(len(ks.names)),
+		(*C.char)(unsafe.Pointer(&v.buf[0])), C.int(len(v.buf)), &v.lens[0])
+	if rc != C.MPI_SUCCESS {
+		v.Release()
+		return nil, newError(int(rc), "MPI_Info_get_string")
+	}
+	at := 0
+	for k, n := range ks.names {
+		switch l := int(v.lens[k]); {
+		case l > 0:
+			v.vals[k], v.set = cstr(v.buf[at:at+l], C.int(l)), v.set|1<<k
+			at += l
+		case l < 0:
+			val, ok, err := i.Lookup(n)
+			if err != nil {
+				v.Release()
+				return nil, err
+			}
+			if ok {
+				v.vals[k], v.set = val, v.set|1<<k
+			}
+		}
+	}
+	return v, nil
 }
 
 // Get returns the value of key and whether it is set; errors (including

@@ -269,6 +269,27 @@ func TestInfoRoundTrip(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, long, v)
 
+	// Values reads a set of keys in one call: a value too long for its
+	// buffer is read alone, absent keys read as not set.
+	require.NoError(t, info.Set("empty", " "))
+	ks := mpi.NewKeySet("shmbuf_regist", "absent", "long", "wildcard_used", "empty")
+	vals, err := info.Values(ks)
+	require.NoError(t, err)
+	for key, want := range map[string]string{"shmbuf_regist": "true", "long": long, "wildcard_used": "any_src|any_tag_same_tag", "empty": " "} {
+		v, ok := vals.Get(key)
+		assert.True(t, ok, key)
+		assert.Equal(t, want, v, key)
+	}
+	for _, key := range []string{"absent", "not-in-the-set"} {
+		_, ok = vals.Get(key)
+		assert.False(t, ok, key)
+	}
+	vals, err = mpi.InfoNull.Values(ks)
+	require.NoError(t, err)
+	_, ok = vals.Get("shmbuf_regist")
+	assert.False(t, ok)
+	require.NoError(t, info.Delete("empty"))
+
 	dup, err := info.Dup()
 	require.NoError(t, err)
 	require.NoError(t, info.Delete("long"))

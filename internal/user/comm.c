@@ -146,3 +146,53 @@ int csp_comm_refs(MPI_Comm comm)
     CSP_UNLOCK();
     return refs;
 }
+
+/* dup copies n int32 (NULL for none), or fails. */
+static int dup32(int32_t **dst, const int32_t *src, int n)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    *dst = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!*dst)
+        return -1;
+    for (int i = 0; i < n; i++)
+        (*dst)[i] = src[i];
+    return 0;
+}
+
+/* Install a copy of template t (an entry Go built and never installed:
+ * comm.go, NewEntry) in the table, with the shmbuf_regist hint regist: a
+ * switch of route back to a plan the communicator had, in one call and
+ * without rebuilding the plan's tables. t was never in the table, so every
+ * field is as NewEntry left it: its counts are zero, as every newly
+ * installed entry's must be (route.c). The copy is t's, field for field,
+ * with tables of its own. 0, or -1 out of memory. */
+int csp_comm_install_copy(const struct csp_comm *t, int regist)
+{
+    struct csp_comm *c = malloc(sizeof(*c));
+    if (!c)
+        return -1;
+    *c = *t;
+    c->refs = 1;
+    c->regist = (uint8_t)(regist != 0);
+    c->watch = 0;
+    c->fam = NULL;
+    c->next = NULL;
+    c->slots = c->ghost = c->off = NULL;
+    c->rev = NULL;
+    int failed = dup32(&c->slots, t->slots, t->nslots) || dup32(&c->ghost, t->ghost, t->size) ||
+                 dup32(&c->off, t->off, t->size);
+    if (!failed && t->rev) {
+        c->rev = malloc(sizeof(*c->rev) * (size_t)(t->nrev > 0 ? t->nrev : 1));
+        failed = !c->rev;
+        for (int i = 0; !failed && i < t->nrev; i++)
+            c->rev[i] = t->rev[i];
+    }
+    CSP_LOCK();
+    int rc = failed ? -1 : csp_comm_put(c);
+    if (rc != 0)
+        csp_comm_unref(c);
+    CSP_UNLOCK();
+    return rc;
+}

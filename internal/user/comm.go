@@ -107,6 +107,22 @@ func (e Entry) InstallLocked() error {
 	return nil
 }
 
+// InstallCopy installs in the table a copy of e, an entry NewEntry built
+// and nobody installed (kept as the template of its plan), with the
+// shmbuf_regist hint regist: one call into C where NewEntry and
+// InstallLocked take several. It takes the lock itself; e stays the
+// caller's.
+func (e Entry) InstallCopy(regist bool) error {
+	r := C.int(0)
+	if regist {
+		r = 1
+	}
+	if C.csp_comm_install_copy(e.c, r) != 0 {
+		return fmt.Errorf("user: out of memory for a communicator entry")
+	}
+	return nil
+}
+
 // Lock takes the fast path's lock (under MPI_THREAD_MULTIPLE; otherwise
 // there is nothing to take): no post, wait or completion of this process
 // runs until Unlock.

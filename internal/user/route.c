@@ -490,7 +490,7 @@ int csp_route_coll(MPI_Comm comm)
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
-    int n = c && c->watch ? (int)++c->ncoll : 0;
+    int n = c && c->watch ? csp_fam_count(c->fam) : 0;
     CSP_UNLOCK();
     return n;
 }

@@ -38,7 +38,12 @@ func CountsLocked(comm mpi.Comm) (Counts, error) {
 
 // SumLocked sums in over comm's members into out (len(out) == len(in)); a
 // collective call. The caller holds Lock.
-func SumLocked(comm mpi.Comm, in, out []int64) error {
+func SumLocked(comm mpi.Comm, in, out []int64) error { return Sum(comm, in, out) }
+
+// Sum is SumLocked for values read without the lock: under
+// MPI_THREAD_MULTIPLE it is a blocking Allreduce, which must not hold the
+// lock unless no post may slip in.
+func Sum(comm mpi.Comm, in, out []int64) error {
 	if len(in) == 0 || len(out) != len(in) {
 		return fmt.Errorf("user: SumLocked: %d values into %d", len(in), len(out))
 	}
@@ -50,14 +55,55 @@ func SumLocked(comm mpi.Comm, in, out []int64) error {
 	return nil
 }
 
-// Watch makes the blocking collectives on comm call the runtime
-// (csp_go_coll_check), or stops it.
-func Watch(comm mpi.Comm, on bool) {
+// CountSumLocked puts this member's counts for comm's current entry into
+// in[at], in[at+1], in[at+2] (Unmatched, Pending, Stuck; a member without
+// an entry counts as stuck, so that it never proves quiescent but still
+// takes part) and sums in over comm's members into out, as SumLocked: one
+// call into C for both. The caller holds Lock.
+func CountSumLocked(comm mpi.Comm, in, out []int64, at int) error {
+	if len(in) == 0 || len(out) != len(in) || at < 0 || at+3 > len(in) {
+		return fmt.Errorf("user: CountSumLocked: %d values into %d, counts at %d", len(in), len(out), at)
+	}
+	rc := C.csp_route_count_sum(C.MPI_Comm(comm.Raw()), (*C.int64_t)(unsafe.Pointer(&in[0])),
+		(*C.int64_t)(unsafe.Pointer(&out[0])), C.int(len(in)), C.int(at))
+	if rc != C.MPI_SUCCESS {
+		return mpi.CodeError(int(rc), "MPI_Allreduce")
+	}
+	return nil
+}
+
+// FamCount is a family's count of the blocking collectives on its watched
+// communicators, in C memory (struct csp_fam): the collectives count
+// there, and call the runtime (csp_go_coll_check) only once the count
+// reaches the one set with SetNext. It lives as long as the process.
+type FamCount struct{ c *C.struct_csp_fam }
+
+// NewFamCount returns a count at zero, due at once.
+func NewFamCount() FamCount {
+	c := (*C.struct_csp_fam)(C.calloc(1, C.sizeof_struct_csp_fam))
+	if c == nil {
+		panic("user: out of memory for a family count")
+	}
+	return FamCount{c}
+}
+
+// N returns the collectives counted so far (modulo 2^32).
+func (f FamCount) N() uint32 { return uint32(f.c.ncoll) }
+
+// SetNext makes the collective that brings the count to n call the runtime.
+func (f FamCount) SetNext(n uint32) { f.c.next = C.uint32_t(n) }
+
+// Due reports whether the count has reached the one set with SetNext.
+func (f FamCount) Due() bool { return int32(f.c.ncoll-f.c.next) >= 0 }
+
+// Watch makes the blocking collectives on comm count in f and call the
+// runtime when f is due (csp_go_coll_check), or stops it.
+func Watch(comm mpi.Comm, on bool, f FamCount) {
 	v := C.int(0)
 	if on {
 		v = 1
 	}
-	C.csp_route_watch(C.MPI_Comm(comm.Raw()), v)
+	C.csp_route_watch(C.MPI_Comm(comm.Raw()), v, f.c)
 }
 
 // Profile is the process's self-profile since the runtime started it

@@ -24,8 +24,11 @@ void csp_route_op_done(struct csp_op *op);
 int csp_route_counts(MPI_Comm comm, int64_t out[3]);
 void csp_route_take_sent(MPI_Comm comm, uint64_t *msgs, uint64_t *bytes);
 int csp_route_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n);
-/* Look at (or stop looking at) the collectives on comm's entry. */
-void csp_route_watch(MPI_Comm comm, int on);
+/* The counts into in[at..at+2], then the sum: one call. */
+int csp_route_count_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n, int at);
+/* Look at (or stop looking at) the collectives on comm's entry, counted
+ * in its family's fam. */
+void csp_route_watch(MPI_Comm comm, int on, struct csp_fam *fam);
 
 /* Count a send straight to MPICH on c's direct route (prof.c too), lock
  * held; c may be NULL or not direct: then nothing. Inline: every direct

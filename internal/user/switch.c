@@ -2,7 +2,9 @@
  * switch.c: what the runtime's switch of route (internal/core/switch.go,
  * through route.go) reads and does on the user side: the route counters
  * of an entry (route.c), their sum over the communicator, the watch on
- * its collectives, and the self-profile's traffic per entry (prof.c).
+ * its collectives (counted per family, so that only a collective at which
+ * an evaluation is due calls the runtime), and the self-profile's traffic
+ * per entry (prof.c).
  */
 #include "user.h"
 #include "route.h"
@@ -20,17 +22,21 @@ int csp_route_counts(MPI_Comm comm, int64_t out[3])
     return 0;
 }
 
-/* Look at (or stop looking at) the collectives on comm's entry. */
-void csp_route_watch(MPI_Comm comm, int on)
+/* Look at (or stop looking at) the collectives on comm's entry, counting
+ * them in its family's count fam. */
+void csp_route_watch(MPI_Comm comm, int on, struct csp_fam *fam)
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
-    if (c && (c->watch != 0) != (on != 0)) {
-        c->watch = (uint8_t)(on != 0);
-        if (on)
-            csp_u.nwatch++;
-        else
-            csp_u.nwatch--;
+    if (c) {
+        c->fam = on ? fam : NULL;
+        if ((c->watch != 0) != (on != 0)) {
+            c->watch = (uint8_t)(on != 0);
+            if (on)
+                csp_u.nwatch++;
+            else
+                csp_u.nwatch--;
+        }
     }
     CSP_UNLOCK();
 }
@@ -56,4 +62,17 @@ int csp_route_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n)
     MPI_Request r;
     int rc = PMPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm, &r);
     return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
+}
+
+/* This member's counts of comm's entry into in[at..at+2] (unmatched,
+ * pending, stuck; stuck where it has none), then in[0..n) summed over comm
+ * into out: MPI_Comm_set_info's agreement (internal/core/switch.go) in one
+ * call from Go. Under the caller's lock, as csp_route_sum. */
+int csp_route_count_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n, int at)
+{
+    if (csp_route_counts(comm, in + at) != 0) {
+        in[at] = in[at + 1] = 0;
+        in[at + 2] = 1;
+    }
+    return csp_route_sum(comm, in, out, n);
 }

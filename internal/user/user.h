@@ -55,6 +55,13 @@ struct csp_rev {
 };
 
 /* One user communicator. Built by Go (comm.go), read by C. */
+/* A family's count of the blocking collectives on its watched
+ * communicators (internal/core/family.go): a collective calls the runtime
+ * only once ncoll reaches next, when an evaluation is due. Go owns it. */
+struct csp_fam {
+    uint32_t ncoll, next;
+};
+
 struct csp_comm {
     MPI_Comm comm;
     int refs;         /* the table's reference + one per pending operation */
@@ -79,7 +86,7 @@ struct csp_comm {
     int64_t pend_recv; /* receives and blocking probes not finished yet  */
     uint8_t stuck;     /* something uncountable happened: never quiescent */
     uint8_t watch;     /* the runtime looks at collectives on it (switch.go) */
-    uint32_t ncoll;    /* blocking collectives called on it while watched */
+    struct csp_fam *fam; /* while watched: its family's count (switch.c) */
     struct csp_comm *next; /* the entry that replaced this one (referenced) */
     /* Profile of the automatic route choice (prof.c), while csp_u.prof:
      * messages and bytes sent since the runtime last read them. */
@@ -218,6 +225,8 @@ int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -
 struct csp_comm *csp_comm_detach(MPI_Comm comm);
 void csp_comm_release(struct csp_comm *c);
 int csp_comm_refs(MPI_Comm comm);
+/* Install a copy of an entry Go built and kept (a switch back to its plan). */
+int csp_comm_install_copy(const struct csp_comm *t, int regist);
 
 static inline size_t csp_comm_hash(MPI_Comm c)
 {
@@ -275,10 +284,18 @@ void csp_direct_recv_end(struct csp_comm *c, int rc, int matched);
 /* A persistent request of MPICH's is bound to comm's direct route: the
  * route can never be proved quiescent again (it is stuck there). */
 void csp_direct_pin(MPI_Comm comm);
-/* A blocking collective is called on comm: if the runtime watches its
- * entry (switch.go), the number of such calls so far, else 0. Takes the
- * lock. */
+/* A blocking collective is called on comm: nonzero if the runtime watches
+ * its entry (switch.go) and its family's evaluation is due (the family's
+ * count of such calls), else 0. Takes the lock. */
 int csp_route_coll(MPI_Comm comm);
+/* Count a collective of family f: its count if an evaluation is due. */
+static inline int csp_fam_count(struct csp_fam *f)
+{
+    if (!f)
+        return 1; /* watched without a count: always look */
+    uint32_t n = ++f->ncoll;
+    return (int32_t)(n - f->next) >= 0; /* n >= next, modulo 2^32 */
+}
 /* Completion calls on MPICH's requests: PMPI's, plus the end of tracked
  * receives. The _locked forms are for callers holding csp_u.lock. */
 int csp_mpich_wait(MPI_Request *req, MPI_Status *st);

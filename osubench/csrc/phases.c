@@ -10,20 +10,25 @@
  *       with 2 neighbours (a periodic ring, below 4 users) or 4 (a periodic
  *       2D grid): post, compute -u us (busy or sleep), MPI_Waitall
  *       (halo.h). Offload can hide the transfer behind the compute.
- * Each phase begins with MPI_Barrier on the communicator, in every mode.
- * With -A (mode cspii-hint) the program first calls MPI_Comm_set_info
- * with async_config=off before (a) and async_config=on before (b); the
- * barrier is the collective at which the runtime takes the switch. With
- * -t every exchange touches its buffers (common.h).
+ * Each phase begins with MPI_Barrier on the communicator, in every mode,
+ * which absorbs the users' arrival skew, then with -A (mode cspii-hint)
+ * MPI_Comm_set_info with async_config=off before (a) and async_config=on
+ * before (b), then a second MPI_Barrier. Nothing is in flight there
+ * (every wait of the previous phase is done), so the runtime switches in
+ * MPI_Comm_set_info itself, on members the first barrier aligned: its
+ * time is what a switch costs, and the second barrier's is one barrier on
+ * the same communicator, both without the skew. With -t every exchange
+ * touches its buffers (common.h).
  *
  * Rank 0 prints per size (of the large exchange), averaged over the users:
  * small_us and large_us, each phase's time per round from the start of its
- * MPI_Comm_set_info (or barrier) to the end of its last wait; round_us =
- * small_us + large_us, round_p50_us its median over rounds, round_max_us
- * the slowest user's mean; sync_us, the time in MPI_Comm_set_info and
- * MPI_Barrier per round (both phases); pingpong_us and window_us, the two
- * parts of (a) per round; post_us, comp_in_us and wait_us per exchange of
- * (b); touch_us, the touching per round.
+ * first barrier to the end of its last wait; round_us = small_us +
+ * large_us, round_p50_us its median over rounds, round_max_us the slowest
+ * user's mean; sync_us, the time in the barriers and MPI_Comm_set_info per
+ * round (both phases); switch_us, one MPI_Comm_set_info (with -A; 0
+ * without); barrier_us, one second barrier; pingpong_us and window_us, the
+ * two parts of (a) per round; post_us, comp_in_us and wait_us per exchange
+ * of (b); touch_us, the touching per round.
  */
 #include "halo.h"
 #include "window.h"
@@ -34,7 +39,7 @@ static const long small_sizes[] = {8, 64, 512, 4096};
 #define SMALL_MAX 4096
 
 typedef struct {
-    double small, large, sync, pp, win, post, comp, wait, touch;
+    double small, large, sync, sw, bar, pp, win, post, comp, wait, touch;
 } phase_times;
 
 static osub_nbrs nb;
@@ -69,15 +74,23 @@ static void neighbours(void)
     nb.send[3] = ym, nb.recv[3] = yp;
 }
 
-/* phase_start begins a phase: the switch cspii-hint asks for (-A), then
- * MPI_Barrier on the communicator. It returns the time both took. */
-static double phase_start(MPI_Info info)
+/* phase_start begins a phase: MPI_Barrier on the communicator, the
+ * switch cspii-hint asks for (-A), MPI_Barrier again. It adds the time of
+ * all three to t->sync, the switch's to t->sw and the second barrier's to
+ * t->bar. */
+static void phase_start(MPI_Info info, phase_times *t)
 {
     double t0 = osub_now();
+    OSUB_CHECK(MPI_Barrier(osub_comm));
+    double t1 = osub_now();
     if (O.phase_hint)
         OSUB_CHECK(MPI_Comm_set_info(osub_comm, info));
+    double t2 = osub_now();
     OSUB_CHECK(MPI_Barrier(osub_comm));
-    return osub_now() - t0;
+    double t3 = osub_now();
+    t->sync += t3 - t0;
+    t->sw += t2 - t1;
+    t->bar += t3 - t2;
 }
 
 /* rounds runs n rounds of (a, b) with large exchanges of size bytes, adds
@@ -86,7 +99,7 @@ static void rounds(long size, long n, phase_times *t, double *samples)
 {
     for (long r = 0; r < n; r++) {
         double t0 = osub_now();
-        t->sync += phase_start(info_off);
+        phase_start(info_off, t);
         for (int k = 0; k < NSMALL; k++) {
             osub_xtimes x = {0};
             double post = 0, wait = 0, tch = 0;
@@ -101,7 +114,7 @@ static void rounds(long size, long n, phase_times *t, double *samples)
             t->touch += x.touch + tch;
         }
         double t1 = osub_now();
-        t->sync += phase_start(info_on);
+        phase_start(info_on, t);
         double total = 0;
         osub_halo(&nb, sb, rb, size, O.exchanges, O.halo_us, O.touch, &t->post, &t->comp, &t->wait,
                   &t->touch, &total);
@@ -167,17 +180,18 @@ int main(int argc, char **argv)
         double rmax = osub_maxv((t.small + t.large) / iters);
         double p50 = osub_avg(osub_median(samples, iters));
         double sync = osub_avg(t.sync / iters), pp = osub_avg(t.pp / iters);
+        double sw = osub_avg(t.sw / (2.0 * iters)), bar = osub_avg(t.bar / (2.0 * iters));
         double win = osub_avg(t.win / iters), tch = osub_avg(t.touch / iters);
         double post = osub_avg(t.post / xn), comp = osub_avg(t.comp / xn);
         double wait = osub_avg(t.wait / xn);
         if (osub_rank == 0) {
             printf("osub bench=phases size=%ld iters=%ld round_us=%.4f round_p50_us=%.4f "
-                   "round_max_us=%.4f small_us=%.4f large_us=%.4f sync_us=%.4f pingpong_us=%.4f "
-                   "window_us=%.4f post_us=%.4f comp_in_us=%.4f wait_us=%.4f touch_us=%.4f "
-                   "cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
+                   "round_max_us=%.4f small_us=%.4f large_us=%.4f sync_us=%.4f switch_us=%.4f "
+                   "barrier_us=%.4f pingpong_us=%.4f window_us=%.4f post_us=%.4f comp_in_us=%.4f "
+                   "wait_us=%.4f touch_us=%.4f cpu_pct=%.1f vcsw=%.3f ivcsw=%.3f\n",
                    size, iters, (small + large) * 1e6, p50 * 1e6, rmax * 1e6, small * 1e6,
-                   large * 1e6, sync * 1e6, pp * 1e6, win * 1e6, post * 1e6, comp * 1e6,
-                   wait * 1e6, tch * 1e6, use.cpu_frac * 100, use.vcsw, use.ivcsw);
+                   large * 1e6, sync * 1e6, sw * 1e6, bar * 1e6, pp * 1e6, win * 1e6, post * 1e6,
+                   comp * 1e6, wait * 1e6, tch * 1e6, use.cpu_frac * 100, use.vcsw, use.ivcsw);
             fflush(stdout);
         }
     }

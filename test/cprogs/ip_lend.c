@@ -22,15 +22,22 @@
  *
  *   ip_lend <iters> <bytes>
  *
- * Output: "result rank=<r> test=<section> ok=<0|1> iters=<n>".
+ * Output: "result rank=<r> test=<section> ok=<0|1> iters=<n>", then
+ * "threads rank=<r> main=<nice> other=<nice,...> named=<name:nice,...>":
+ * the nice values of this process's threads after the sections (main:
+ * the thread that called MPI_Init; other: every other thread not named
+ * "async"; named: those, MPICH's transport's own).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static int rank, size, peer, recvr;
 static long n;
@@ -93,6 +100,56 @@ static int colls(void)
     MPI_Reduce_scatter_block(out, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     ok &= x == size * rank + size * (size - 1) / 2;
     return ok;
+}
+
+/* threads prints the nice value of every thread of the process. */
+static void threads(void)
+{
+    char other[1024] = "", named[1024] = "", path[300], line[1024], name[64];
+    int main_nice = 99;
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(line, 1, sizeof line - 1, f);
+        fclose(f);
+        line[len] = 0;
+        char *p = strrchr(line, ')'); /* after the name: state ppid ... nice is field 19 */
+        int nice = 99;
+        for (int field = 2; p && *p; p++)
+            if (*p == ' ' && ++field == 19) {
+                nice = atoi(p + 1);
+                break;
+            }
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        f = fopen(path, "r");
+        name[0] = 0;
+        if (f) {
+            if (fgets(name, sizeof name, f))
+                name[strcspn(name, "\n")] = 0;
+            fclose(f);
+        }
+        char *to = other;
+        char item[96];
+        if (atoi(e->d_name) == (int)syscall(SYS_gettid)) {
+            main_nice = nice;
+            continue;
+        }
+        if (strcmp(name, "async") == 0) {
+            to = named;
+            snprintf(item, sizeof item, "%s%s:%d", *to ? "," : "", name, nice);
+        } else
+            snprintf(item, sizeof item, "%s%d", *to ? "," : "", nice);
+        strncat(to, item, 1023 - strlen(to));
+    }
+    if (d)
+        closedir(d);
+    printf("threads rank=%d main=%d other=%s named=%s\n", rank, main_nice, other, named);
 }
 
 int main(int argc, char **argv)
@@ -191,6 +248,7 @@ int main(int argc, char **argv)
         }
     }
     report("direct", ok, iters);
+    threads();
 
     free(buf);
     MPI_Comm_free(&off);
