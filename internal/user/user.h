@@ -31,7 +31,8 @@
 #include "spsc.h"
 #include "tagenc.h"
 
-struct csp_op; /* an offloaded operation (op.h) */
+struct csp_op;  /* an offloaded operation (op.h) */
+struct csp_trk; /* a tracked direct receive (route.h) */
 
 /* Algorithms, the values of info.Algorithm. */
 enum csp_algo {
@@ -138,17 +139,20 @@ struct csp_user {
 
     struct csp_heap *heap;
     struct csp_tags tags;
-    /* Lines the last post read (its communicator and route tables), and
-     * its handle (for its table slot), prefetched for the next post by
-     * csp_warm_posts. Never dereferenced: a stale pointer costs nothing
-     * (a prefetch does not fault). */
+    /* Lines the last post read (its communicator and route tables),
+     * prefetched for the next post by csp_warm_posts. Never dereferenced:
+     * a stale pointer costs nothing (a prefetch does not fault). */
     const void *warm[4];
-    MPI_Comm warm_comm;
 
     /* communicator table: open addressing on the handle */
     MPI_Comm *ctab_keys;
     struct csp_comm **ctab_vals;
     size_t ctab_mask, ctab_used;
+    /* The entry the last lookup found, or NULL: a program that talks on
+     * one communicator at a time finds it with one compare. Reset
+     * whenever an entry enters or leaves the table (comm.c), so it never
+     * points to an entry the table no longer holds. */
+    struct csp_comm *ctab_last;
 
     MPI_Comm progress_comm;   /* private communicator to poke progress on */
 
@@ -165,26 +169,37 @@ struct csp_user {
                                  still match each other                   */
 
     /* direct receives followed to their completion (route.c) */
-    uint32_t ntrack;          /* tracked requests                          */
+    struct csp_trk *trk;      /* the table (route.h), NULL before the first */
+    uint32_t trk_mask;        /* its capacity - 1, or 0                      */
+    uint32_t trk_shift;       /* 32 - log2(capacity) (csp_trk_slot2)         */
+    struct csp_trk *trk_over; /* the overflow array (route.c)               */
+    uint32_t trk_nover, trk_over_cap;
+    uint32_t ntrack;          /* tracked requests (table and overflow)     */
     uint32_t ntrack_cancel;   /* of them, cancelled by the application     */
     uint32_t nwatch;          /* entries with watch set: collectives look  */
     uint32_t ndirect_ops;     /* live records of direct persistent starts  */
 
     /* self-profiling for the automatic route choice (prof.c): while
-     * prof is set, cumulative over the process */
+     * prof is set, cumulative over the process; times in ticks of the
+     * profile's clock (csp_prof_now), which Go converts (route.go) */
     int prof;
-    uint64_t prof_mpi_ns;     /* inside MPI calls that wait or block       */
-    uint64_t prof_sleep_ns;   /* of which asleep on the wake word          */
+    int prof_tsc;             /* the clock is the TSC (else nanoseconds)   */
+    uint64_t prof_mpi_t;      /* inside MPI calls that wait or block       */
+    uint64_t prof_sleep_t;    /* of which asleep on the wake word          */
     uint64_t prof_waits;      /* such calls                                */
-    uint64_t prof_coll_ns;    /* inside blocking collectives               */
+    uint64_t prof_coll_t;     /* inside blocking collectives               */
     uint64_t prof_bytes;      /* bytes sent on every communicator         */
 
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
 
-/* ---- the process's state (state.c) ---- */
-extern struct csp_user csp_u;
+/* ---- the process's state (state.c) ----
+ * Hidden: nothing outside the library refers to it, so the compiler
+ * addresses it relative to the code, not through the GOT, and needs no
+ * register for its address (the direct route's leaf functions then keep
+ * no stack frame). */
+extern struct csp_user csp_u __attribute__((visibility("hidden")));
 
 #define CSP_LOCK()                                                                                 \
     do {                                                                                           \
@@ -209,7 +224,13 @@ void csp_poke_progress(void);
 /* ---- communicator table (comm.c) ---- */
 int csp_comm_put(struct csp_comm *c);          /* 0 or -1 */
 struct csp_comm *csp_comm_take(MPI_Comm comm); /* remove from table; caller drops ref */
-void csp_comm_unref(struct csp_comm *c);
+/* Drop a reference to c: the last one frees it (csp_comm_destroy). */
+void csp_comm_destroy(struct csp_comm *c);
+static inline void csp_comm_unref(struct csp_comm *c)
+{
+    if (__builtin_expect(--c->refs <= 0, 0))
+        csp_comm_destroy(c);
+}
 int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -1 */
 /* The same under the lock (MPI_THREAD_MULTIPLE), for Go (comm.go):
  * remove comm's entry, drop a reference, read an entry's references. */
@@ -226,20 +247,16 @@ static inline size_t csp_comm_hash(MPI_Comm c)
     return x;
 }
 
-/* comm's entry, or NULL: the table, read by every fast-path call. */
+/* comm's entry, or NULL: the table, read by every fast-path call (with
+ * csp_u.lock held under MPI_THREAD_MULTIPLE). The entry of the previous
+ * lookup is checked first (csp_u.ctab_last). */
+struct csp_comm *csp_comm_find(MPI_Comm comm); /* the table itself (comm.c) */
 static inline struct csp_comm *csp_comm_get(MPI_Comm comm)
 {
-    if (csp_u.ctab_used == 0)
-        return NULL;
-    size_t i = csp_comm_hash(comm) & csp_u.ctab_mask;
-    for (;;) {
-        struct csp_comm *v = csp_u.ctab_vals[i];
-        if (!v)
-            return NULL;
-        if (csp_u.ctab_keys[i] == comm)
-            return v;
-        i = (i + 1) & csp_u.ctab_mask;
-    }
+    struct csp_comm *v = csp_u.ctab_last;
+    if (__builtin_expect(v != NULL && v->comm == comm, 1))
+        return v;
+    return csp_comm_find(comm);
 }
 
 /* ---- errors (errors.c) ---- */
@@ -293,28 +310,48 @@ int csp_mpich_testsome_locked(int n, MPI_Request *reqs, int *outcount, int *idx,
 int csp_mpich_request_free(MPI_Request *req);
 int csp_mpich_cancel(MPI_Request *req);
 /* ---- self-profiling (prof.c) ---- */
-uint64_t csp_now_ns(void);
+/* The profile's clock, in ticks: the TSC where the kernel keeps its own
+ * clock on it (csp_u.prof_tsc, set at MPI_Init by route.go), read with
+ * rdtsc (about 10 ns here, against 24 for clock_gettime); else
+ * CLOCK_MONOTONIC in nanoseconds (csp_prof_now_ns). Never 0. */
+uint64_t csp_prof_now_ns(void);
+static inline uint64_t csp_prof_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(csp_u.prof_tsc != 0, 1))
+        return __builtin_ia32_rdtsc();
+#endif
+    return csp_prof_now_ns();
+}
+/* Add v to a profile counter: plain where one thread calls MPI; calls of
+ * several threads (MPI_THREAD_MULTIPLE) add atomically. */
+static inline void csp_prof_add(uint64_t *ctr, uint64_t v)
+{
+    if (__builtin_expect(csp_u.multiple != 0, 0))
+        __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+    else
+        *ctr += v;
+}
 /* Around an MPI call that may wait: t = csp_prof_begin(); ...;
  * csp_prof_end(t). One test while profiling is off. */
-static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_now_ns() : 0; }
+static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_now() : 0; }
 static inline void csp_prof_end(uint64_t t0)
 {
     if (t0) {
-        __atomic_fetch_add(&csp_u.prof_mpi_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&csp_u.prof_waits, 1, __ATOMIC_RELAXED);
+        csp_prof_add(&csp_u.prof_mpi_t, csp_prof_now() - t0);
+        csp_prof_add(&csp_u.prof_waits, 1);
     }
 }
 static inline void csp_prof_end_coll(uint64_t t0)
 {
     if (t0)
-        __atomic_fetch_add(&csp_u.prof_coll_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+        csp_prof_add(&csp_u.prof_coll_t, csp_prof_now() - t0);
 }
-/* A message of count elements of dt was sent on c (lock held). */
-void csp_prof_sent_slow(struct csp_comm *c, int count, MPI_Datatype dt);
-static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
+/* The same for a sleep on the wake word inside such a call. */
+static inline void csp_prof_end_sleep(uint64_t t0)
 {
-    if (__builtin_expect(csp_u.prof != 0, 0) && c)
-        csp_prof_sent_slow(c, count, dt);
+    if (t0)
+        csp_prof_add(&csp_u.prof_sleep_t, csp_prof_now() - t0);
 }
 
 /* ---- posting (post.c) ---- */
@@ -418,16 +455,35 @@ int csp_pack(const void *buf, int count, MPI_Datatype dt, void *out, int outsize
 int csp_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype dt);
 
 /* ---- lending the core to the ghost (coop.c) ---- */
-/* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
- * the core to a ghost that shares it while the ghost has work in flight. */
-int csp_coop_wait(MPI_Request *req, MPI_Status *st);
-int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
 /* PMPI_Probe / PMPI_Mprobe, the same way. */
 int csp_coop_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
 int csp_coop_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
-/* Does the ghost need the core now (it shares ours and has work)? Takes
- * the lock. One load when lending is off. */
-int csp_coop_owed(void);
+/* Does the ghost need the core now (it shares ours and has work: its
+ * published busy count, or cells of ours it has not taken from the ring
+ * yet)? Takes the lock. One load when lending is off. Inline: every
+ * direct wait asks. */
+static inline int csp_coop_owed(void)
+{
+    if (!csp_u.lend || !csp_u.on)
+        return 0;
+    CSP_LOCK();
+    int owed = csp_ghost_busy(csp_u.ghost) || spsc_free(&csp_u.prod) != spsc_capacity(&csp_u.ring);
+    CSP_UNLOCK();
+    return owed;
+}
+/* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
+ * the core to a ghost that shares it while the ghost has work in flight
+ * (the _lending forms, coop.c); else straight to MPICH. */
+int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st);
+int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts);
+static inline int csp_coop_wait(MPI_Request *req, MPI_Status *st)
+{
+    return csp_coop_owed() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
+}
+static inline int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    return csp_coop_owed() ? csp_coop_waitall_lending(n, reqs, sts) : csp_mpich_waitall(n, reqs, sts);
+}
 /* A Test-family call found an offloaded request not done: an application
  * polling in a loop lends the core now and then. */
 void csp_coop_test_miss(void);
