@@ -288,7 +288,7 @@ static int finish_blocking(struct csp_op *op, MPI_Status *st)
  * else NULL: the caller takes its general path. */
 static inline struct csp_comm *direct_fast(MPI_Comm comm)
 {
-    if ((csp_u.multiple | csp_u.nheld | csp_u.nfreed_pending | csp_u.pump_deferred | csp_u.pump_unmap) != 0)
+    if (csp_direct_slow())
         return NULL;
     struct csp_comm *c = csp_u.ctab_last;
     return c && c->comm == comm && c->algo == CSP_ALGO_OFF ? c : NULL;

@@ -370,25 +370,63 @@ static inline int scan_fast(int n)
     return n <= SCAN_FAST && (csp_u.ntrack_cancel | (uint32_t)csp_u.multiple) == 0;
 }
 
-int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+/* Copy n handles (n <= SCAN_FAST) as a loop of its own: GCC would turn
+ * an inline copy into rep movs, slow to start for the few handles of an
+ * exchange. */
+static __attribute__((noinline)) void save_handles(MPI_Request *to, const MPI_Request *from, int n)
 {
-    if (!csp_u.ntrack)
-        return PMPI_Waitall(n, reqs, sts);
-    if (__builtin_expect(scan_fast(n), 1)) {
-        MPI_Request saved[SCAN_FAST];
-        for (int i = 0; i < n; i++)
-            saved[i] = reqs[i];
-        int rc = PMPI_Waitall(n, reqs, sts);
-        for (int i = 0; i < n; i++)
-            if (saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
-                trk_done(saved[i], sts == MPI_STATUSES_IGNORE ? NULL : &sts[i]);
-        return rc;
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        uint64_t two;
+        __builtin_memcpy(&two, &from[i], sizeof(two));
+        __builtin_memcpy(&to[i], &two, sizeof(two));
     }
+    if (i < n)
+        to[i] = from[i];
+}
+
+static __attribute__((noinline)) int waitall_scan(int n, MPI_Request *reqs, MPI_Status *sts)
+{
     struct scan s;
     if (scan_begin(&s, n, reqs, sts, n) != 0)
         return PMPI_Waitall(n, reqs, sts);
     int rc = PMPI_Waitall(n, reqs, s.sts);
     scan_all(&s, reqs, n, 0);
+    return rc;
+}
+
+/* Request r, saved before the call, came back nulled with status st: the
+ * common case inline (r in its first slot, not cancelled), else
+ * trk_done. */
+static inline void scan_done(MPI_Request r, const MPI_Status *st)
+{
+    struct csp_trk *e = &csp_u.trk[csp_trk_slot1(r)];
+    if (__builtin_expect(e->req == r && !(e->flags & CSP_TRK_CANCEL), 1)) {
+        e->req = MPI_REQUEST_NULL;
+        csp_u.ntrack--;
+        csp_route_recv_end(e->comm, 1);
+    } else if (e->disp) {
+        trk_done(r, st);
+    }
+}
+
+int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (!csp_u.ntrack)
+        return PMPI_Waitall(n, reqs, sts);
+    if (__builtin_expect(!scan_fast(n), 0))
+        return waitall_scan(n, reqs, sts);
+    MPI_Request saved[SCAN_FAST];
+    if (n <= 2) { /* an exchange: no call */
+        saved[0] = n > 0 ? reqs[0] : MPI_REQUEST_NULL;
+        saved[1] = n > 1 ? reqs[1] : MPI_REQUEST_NULL;
+    } else {
+        save_handles(saved, reqs, n);
+    }
+    int rc = PMPI_Waitall(n, reqs, sts);
+    for (int i = 0; i < n; i++)
+        if (saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
+            scan_done(saved[i], sts == MPI_STATUSES_IGNORE ? NULL : &sts[i]);
     return rc;
 }
 
@@ -410,7 +448,7 @@ int csp_mpich_wait(MPI_Request *req, MPI_Status *st)
         MPI_Request saved = *req;
         int rc = PMPI_Wait(req, st);
         if (saved != MPI_REQUEST_NULL && *req == MPI_REQUEST_NULL)
-            trk_done(saved, st == MPI_STATUS_IGNORE ? NULL : st);
+            scan_done(saved, st == MPI_STATUS_IGNORE ? NULL : st);
         return rc;
     }
     struct scan s;
@@ -427,7 +465,7 @@ static int test1(MPI_Request *req, int *flag, MPI_Status *st, int locked)
         MPI_Request saved = *req;
         int rc = PMPI_Test(req, flag, st);
         if (saved != MPI_REQUEST_NULL && *req == MPI_REQUEST_NULL)
-            trk_done(saved, st == MPI_STATUS_IGNORE ? NULL : st);
+            scan_done(saved, st == MPI_STATUS_IGNORE ? NULL : st);
         return rc;
     }
     struct scan s;

@@ -105,8 +105,34 @@ enum csp_errmsg {
 };
 
 struct csp_user {
-    int on;                   /* this process is a user served by a ghost   */
+    /* The first cache line: what every call on the direct route reads
+     * (post.c: direct_fast; wait.c: theirs_slow; route.h), together.
+     * The pump's work (csp_pump) comes first, then multiple, so that
+     * csp_direct_slow tests them all with two loads. */
+    uint32_t nheld;          /* posts held for lack of cells              */
+    uint32_t nfreed_pending; /* freed operations not finished yet         */
+    uint8_t pump_deferred;   /* freed deferred operations to poll         */
+    uint8_t pump_unmap;      /* segment unmap notices to send             */
+    uint8_t pad_[2];         /* zero                                      */
     int multiple;             /* MPI_THREAD_MULTIPLE: take lock             */
+    /* The entry the last lookup found, or NULL: a program that talks on
+     * one communicator at a time finds it with one compare. Reset
+     * whenever an entry enters or leaves the table (comm.c), so it never
+     * points to an entry the table no longer holds. */
+    struct csp_comm *ctab_last;
+    int on;                   /* this process is a user served by a ghost   */
+    int lend;                 /* the ghost runs at a lowered priority on our
+                                 core: lend it while waiting on MPICH with
+                                 offloaded operations in flight (coop.c)  */
+    int prof;                 /* the self-profile is on (prof.c, below)    */
+    int prof_tsc;             /* its clock is the TSC (else nanoseconds)   */
+    /* direct receives followed to their completion (route.c) */
+    struct csp_trk *trk;      /* the table (route.h), NULL before the first */
+    uint32_t trk_mask;        /* its capacity - 1, or 0                      */
+    uint32_t trk_shift;       /* 32 - log2(capacity) (csp_trk_slot2)         */
+    uint32_t ntrack;          /* tracked requests (table and overflow)     */
+    uint32_t ntrack_cancel;   /* of them, cancelled by the application     */
+
     int fence_free;           /* the ghost's membarrier stands in for the
                                  post's fence (channel.h: membarrier)       */
     pthread_mutex_t lock;
@@ -130,12 +156,6 @@ struct csp_user {
     uint32_t inflight[CSP_NCLASS];
     uint32_t cap[CSP_NCLASS];
     struct csp_op *held_head[CSP_NCLASS], *held_tail[CSP_NCLASS];
-    /* Work for csp_pump, side by side so that the common case (none) costs
-     * one test on every call: */
-    uint32_t nheld;          /* posts held for lack of cells              */
-    uint32_t nfreed_pending; /* freed operations not finished yet         */
-    uint8_t pump_deferred;   /* freed deferred operations to poll         */
-    uint8_t pump_unmap;      /* segment unmap notices to send             */
 
     struct csp_heap *heap;
     struct csp_tags tags;
@@ -148,11 +168,6 @@ struct csp_user {
     MPI_Comm *ctab_keys;
     struct csp_comm **ctab_vals;
     size_t ctab_mask, ctab_used;
-    /* The entry the last lookup found, or NULL: a program that talks on
-     * one communicator at a time finds it with one compare. Reset
-     * whenever an entry enters or leaves the table (comm.c), so it never
-     * points to an entry the table no longer holds. */
-    struct csp_comm *ctab_last;
 
     MPI_Comm progress_comm;   /* private communicator to poke progress on */
 
@@ -160,30 +175,20 @@ struct csp_user {
     uint32_t spin_iters;      /* busy polls before yielding                */
     uint32_t yield_iters;     /* yields before sleeping                    */
     uint32_t sleep_us;        /* futex sleep timeout                       */
-    int lend;                 /* the ghost runs at a lowered priority on our
-                                 core: lend it while waiting on MPICH with
-                                 offloaded operations in flight (coop.c)  */
     int nbcoll;               /* some user of the job lends its core: every
                                  user runs blocking collectives as their
                                  nonblocking twins (zz_wrappers.c), so they
                                  still match each other                   */
 
     /* direct receives followed to their completion (route.c) */
-    struct csp_trk *trk;      /* the table (route.h), NULL before the first */
-    uint32_t trk_mask;        /* its capacity - 1, or 0                      */
-    uint32_t trk_shift;       /* 32 - log2(capacity) (csp_trk_slot2)         */
-    struct csp_trk *trk_over; /* the overflow array (route.c)               */
+    struct csp_trk *trk_over; /* the overflow array of the table (route.c)  */
     uint32_t trk_nover, trk_over_cap;
-    uint32_t ntrack;          /* tracked requests (table and overflow)     */
-    uint32_t ntrack_cancel;   /* of them, cancelled by the application     */
     uint32_t nwatch;          /* entries with watch set: collectives look  */
     uint32_t ndirect_ops;     /* live records of direct persistent starts  */
 
     /* self-profiling for the automatic route choice (prof.c): while
      * prof is set, cumulative over the process; times in ticks of the
      * profile's clock (csp_prof_now), which Go converts (route.go) */
-    int prof;
-    int prof_tsc;             /* the clock is the TSC (else nanoseconds)   */
     uint64_t prof_mpi_t;      /* inside MPI calls that wait or block       */
     uint64_t prof_sleep_t;    /* of which asleep on the wake word          */
     uint64_t prof_waits;      /* such calls                                */
@@ -194,12 +199,27 @@ struct csp_user {
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
 
+_Static_assert(__builtin_offsetof(struct csp_user, pump_deferred) == 8 &&
+                   __builtin_offsetof(struct csp_user, multiple) == 12 &&
+                   __builtin_offsetof(struct csp_user, ntrack_cancel) == 60,
+               "struct csp_user: the direct route's line");
+
 /* ---- the process's state (state.c) ----
  * Hidden: nothing outside the library refers to it, so the compiler
  * addresses it relative to the code, not through the GOT, and needs no
  * register for its address (the direct route's leaf functions then keep
  * no stack frame). */
 extern struct csp_user csp_u __attribute__((visibility("hidden")));
+
+/* Is anything but the direct route's common case to be done (the pump's
+ * work, or several threads)? Two loads: the first 16 bytes of csp_u. */
+static inline int csp_direct_slow(void)
+{
+    uint64_t w0, w1;
+    __builtin_memcpy(&w0, &csp_u.nheld, 8);
+    __builtin_memcpy(&w1, &csp_u.pump_deferred, 8);
+    return (w0 | w1) != 0;
+}
 
 #define CSP_LOCK()                                                                                 \
     do {                                                                                           \

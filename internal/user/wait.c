@@ -149,14 +149,18 @@ static int wait_first(int n, MPI_Request *reqs, int k)
     return csp_wait_op_also(op, also);
 }
 
-/* Does reqs hold any request of ours? (Four at a time, without an early
- * exit: the direct route's arrays hold none.) */
+/* Does reqs hold any request of ours? Long arrays without an early exit,
+ * so that the loop vectorizes: the direct route's arrays hold none. */
 static inline int any_ours(int n, MPI_Request *reqs)
 {
-    int any = 0, i = 0;
-    for (; i + 4 <= n; i += 4)
-        any |= ours(reqs[i]) | ours(reqs[i + 1]) | ours(reqs[i + 2]) | ours(reqs[i + 3]);
-    for (; i < n; i++)
+    if (n <= 8) {
+        for (int i = 0; i < n; i++)
+            if (ours(reqs[i]))
+                return 1;
+        return 0;
+    }
+    int any = 0;
+    for (int i = 0; i < n; i++)
         any |= ours(reqs[i]);
     return any;
 }
@@ -185,13 +189,15 @@ static __attribute__((noinline)) int waitall_theirs(int n, MPI_Request *reqs, MP
     return csp_coop_waitall(n, reqs, sts);
 }
 
-/* Is the common case above not given (then the *_theirs forms decide)? */
+/* Is the common case above not given (then the *_theirs forms decide)?
+ * The ghost's work as csp_coop_owed reads it, without the lock (one
+ * thread here): its busy word, or cells of ours it has not taken. */
 static inline int theirs_slow(void)
 {
-    if ((csp_u.nheld | csp_u.nfreed_pending | (uint32_t)csp_u.multiple) != 0)
+    if (csp_direct_slow())
         return 1;
     return csp_u.lend && csp_u.on &&
-           (csp_ghost_busy(csp_u.ghost) || spsc_free(&csp_u.prod) != spsc_capacity(&csp_u.ring));
+           (csp_ghost_busy(csp_u.ghost) || __atomic_load_n(csp_u.prod.r.head, __ATOMIC_ACQUIRE) != csp_u.prod.tail);
 }
 
 /* Does reqs hold a request for MPICH (not ours, not null)? When it does
