@@ -76,6 +76,45 @@ func BenchmarkDirectPathInstructions(b *testing.B) {
 	}
 }
 
+// BenchmarkDirectPathTime times what the direct route adds per message,
+// against MPICH's own calls in the same job: ip_pathtime alternates
+// batches of the MPI_ calls (through the interposer) and the same PMPI_
+// calls on one communicator, so that both run on the same host, with
+// the same placement and in the same regime of the machine (timings of
+// separate jobs swing by more than the difference here). The plain job
+// (no library: MPI_ and PMPI_ are the same calls) shows the method's own
+// noise. Reports, per mode and pattern, the median over 40 batches of
+// the MPI_/PMPI_ ratio and the nanoseconds added per iteration. Run:
+//
+//	go test ./test/ -run '^$' -bench DirectPathTime -benchtime 1x -v
+func BenchmarkDirectPathTime(b *testing.B) {
+	prog := CProg(b, "ip_pathtime")
+	for _, mode := range []string{"plain", "off", "auto"} {
+		j := Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{"2000", "40", "8"}, Timeout: 300 * time.Second}
+		if mode != "plain" {
+			j.Layout, j.Preload, j.Env = Layout{N: 4, NodeSize: 2}, true, []string{"CSP_ASYNC_CONFIG=" + mode}
+		}
+		res := Run(b, j)
+		if res.ExitCode != 0 {
+			b.Fatalf("%s: exit %d\n%s", mode, res.ExitCode, res.Output())
+		}
+		lines := ParseLines(res.Stdout, "pathtime")
+		if len(lines) != 3 {
+			b.Fatalf("%s: %d pathtime lines\n%s", mode, len(lines), res.Output())
+		}
+		for _, f := range lines {
+			ratio, err1 := strconv.ParseFloat(f["ratio"], 64)
+			added, err2 := strconv.ParseFloat(f["added_ns"], 64)
+			if err1 != nil || err2 != nil {
+				b.Fatalf("bad line %q", f.Line())
+			}
+			b.ReportMetric(ratio, mode+"-"+f["pattern"]+"-ratio")
+			b.Logf("%-5s %-8s MPI_ %8s ns  PMPI_ %8s ns  ratio %.3f  added %+6.1f ns per iteration",
+				mode, f["pattern"], f["mpi_ns"], f["pmpi_ns"], ratio, added)
+		}
+	}
+}
+
 // callgrindOurs reads a callgrind output file (events Ir) and returns the
 // instructions counted in all and those of code whose source file is
 // under root: self cost, attributed to the file of each cost line (the
