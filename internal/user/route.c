@@ -410,19 +410,29 @@ static inline void scan_done(MPI_Request r, const MPI_Status *st)
     }
 }
 
-int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+/* An exchange's waitall (n <= 2, scan_fast: user.h decides): the two
+ * handles in registers, a small frame. */
+int csp_mpich_waitall_pair(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    MPI_Request a = n > 0 ? reqs[0] : MPI_REQUEST_NULL, b = n > 1 ? reqs[1] : MPI_REQUEST_NULL;
+    int rc = PMPI_Waitall(n, reqs, sts);
+    if (a != MPI_REQUEST_NULL && reqs[0] == MPI_REQUEST_NULL)
+        scan_done(a, sts == MPI_STATUSES_IGNORE ? NULL : &sts[0]);
+    if (b != MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL)
+        scan_done(b, sts == MPI_STATUSES_IGNORE ? NULL : &sts[1]);
+    return rc;
+}
+
+int csp_mpich_waitall_tracked(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     if (!csp_u.ntrack)
         return PMPI_Waitall(n, reqs, sts);
     if (__builtin_expect(!scan_fast(n), 0))
         return waitall_scan(n, reqs, sts);
+    if (n <= 2)
+        return csp_mpich_waitall_pair(n, reqs, sts);
     MPI_Request saved[SCAN_FAST];
-    if (n <= 2) { /* an exchange: no call */
-        saved[0] = n > 0 ? reqs[0] : MPI_REQUEST_NULL;
-        saved[1] = n > 1 ? reqs[1] : MPI_REQUEST_NULL;
-    } else {
-        save_handles(saved, reqs, n);
-    }
+    save_handles(saved, reqs, n);
     int rc = PMPI_Waitall(n, reqs, sts);
     for (int i = 0; i < n; i++)
         if (saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
@@ -430,7 +440,7 @@ int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     return rc;
 }
 
-int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+int csp_mpich_testall_tracked(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
 {
     struct scan s;
     if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
@@ -440,7 +450,7 @@ int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
     return rc;
 }
 
-int csp_mpich_wait(MPI_Request *req, MPI_Status *st)
+int csp_mpich_wait_tracked(MPI_Request *req, MPI_Status *st)
 {
     if (!csp_u.ntrack)
         return PMPI_Wait(req, st);
@@ -476,7 +486,7 @@ static int test1(MPI_Request *req, int *flag, MPI_Status *st, int locked)
     return rc;
 }
 
-int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st) { return test1(req, flag, st, 0); }
+int csp_mpich_test_tracked(MPI_Request *req, int *flag, MPI_Status *st) { return test1(req, flag, st, 0); }
 int csp_mpich_test_locked(MPI_Request *req, int *flag, MPI_Status *st)
 {
     return test1(req, flag, st, 1);

@@ -315,12 +315,35 @@ void csp_direct_pin(MPI_Comm comm);
  * lock. */
 int csp_route_coll(MPI_Comm comm);
 /* Completion calls on MPICH's requests: PMPI's, plus the end of tracked
- * receives. The _locked forms are for callers holding csp_u.lock. */
-int csp_mpich_wait(MPI_Request *req, MPI_Status *st);
-int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st);
+ * receives. The _locked forms are for callers holding csp_u.lock. The
+ * common ones are PMPI's own call while nothing is tracked (inline: no
+ * stack frame on the way), else the _tracked form. */
+int csp_mpich_wait_tracked(MPI_Request *req, MPI_Status *st);
+int csp_mpich_test_tracked(MPI_Request *req, int *flag, MPI_Status *st);
+int csp_mpich_waitall_tracked(int n, MPI_Request *reqs, MPI_Status *sts);
+int csp_mpich_testall_tracked(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
+static inline int csp_mpich_wait(MPI_Request *req, MPI_Status *st)
+{
+    return csp_u.ntrack ? csp_mpich_wait_tracked(req, st) : PMPI_Wait(req, st);
+}
+static inline int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    return csp_u.ntrack ? csp_mpich_test_tracked(req, flag, st) : PMPI_Test(req, flag, st);
+}
+int csp_mpich_waitall_pair(int n, MPI_Request *reqs, MPI_Status *sts); /* n <= 2, one thread, no cancel */
+static inline int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (!csp_u.ntrack)
+        return PMPI_Waitall(n, reqs, sts);
+    if (n <= 2 && (csp_u.ntrack_cancel | (uint32_t)csp_u.multiple) == 0)
+        return csp_mpich_waitall_pair(n, reqs, sts);
+    return csp_mpich_waitall_tracked(n, reqs, sts);
+}
+static inline int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+    return csp_u.ntrack ? csp_mpich_testall_tracked(n, reqs, flag, sts) : PMPI_Testall(n, reqs, flag, sts);
+}
 int csp_mpich_test_locked(MPI_Request *req, int *flag, MPI_Status *st);
-int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
-int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
 int csp_mpich_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
 int csp_mpich_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
 int csp_mpich_testany_locked(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
