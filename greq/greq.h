@@ -90,7 +90,8 @@ struct csp_greq {
     size_t size;           /* bytes per record and its owner's fields          */
 };
 
-extern struct csp_greq csp_greq;
+/* Hidden, as csp_u (user.h): addressed relative to the code. */
+extern struct csp_greq csp_greq __attribute__((visibility("hidden")));
 
 /* Add a chunk of records of size bytes each (the owner's struct, the
  * same on every call) to the free list: 0, or -1 on ENOMEM, on another

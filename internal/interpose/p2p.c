@@ -67,14 +67,19 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 
 /* ---- blocking ---- */
 
+CSP_IP_TIMED_FN(send_timed, (const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm c, int sync),
+                csp_send(buf, count, dt, dest, tag, c, sync))
+
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    CSP_IP_TIMED(csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 0));
+    MPI_Comm c = csp_ip_map(comm);
+    return CSP_IP_UNTIMED(csp_send(buf, count, dt, dest, tag, c, 0), send_timed(buf, count, dt, dest, tag, c, 0));
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    CSP_IP_TIMED(csp_send(buf, count, dt, dest, tag, csp_ip_map(comm), 1));
+    MPI_Comm c = csp_ip_map(comm);
+    return CSP_IP_UNTIMED(csp_send(buf, count, dt, dest, tag, c, 1), send_timed(buf, count, dt, dest, tag, c, 1));
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -91,10 +96,14 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return PMPI_Rsend(buf, count, dt, dest, tag, c);
 }
 
+CSP_IP_TIMED_FN(recv_timed, (void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c, MPI_Status *st),
+                csp_recv(buf, count, dt, src, tag, c, st))
+
 int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              MPI_Status *st)
 {
-    CSP_IP_TIMED(csp_recv(buf, count, dt, src, tag, csp_ip_map(comm), st));
+    MPI_Comm c = csp_ip_map(comm);
+    return CSP_IP_UNTIMED(csp_recv(buf, count, dt, src, tag, c, st), recv_timed(buf, count, dt, src, tag, c, st));
 }
 
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,

@@ -105,8 +105,7 @@ static int backoff(struct csp_backoff *b, int (*ready)(void *), void *arg)
          * reprogram the timer hardware (on a VM, an exit each). */
         csp_futex_wait(&csp_u.chan->wake, seq, b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000));
         CSP_LOCK();
-        if (t0)
-            csp_u.prof_sleep_ns += csp_now_ns() - t0;
+        csp_prof_end_sleep(t0);
     }
     csp_user_sleep_end(csp_u.chan);
     return now;

@@ -41,8 +41,24 @@ static void unwatch(struct csp_comm *c)
     }
 }
 
+struct csp_comm *csp_comm_find(MPI_Comm comm)
+{
+    if (csp_u.ctab_used == 0)
+        return NULL;
+    size_t i = csp_comm_hash(comm) & csp_u.ctab_mask;
+    for (;;) {
+        struct csp_comm *v = csp_u.ctab_vals[i];
+        if (!v)
+            return NULL;
+        if (csp_u.ctab_keys[i] == comm)
+            return csp_u.ctab_last = v;
+        i = (i + 1) & csp_u.ctab_mask;
+    }
+}
+
 int csp_comm_put(struct csp_comm *c)
 {
+    csp_u.ctab_last = NULL;
     if ((csp_u.ctab_used + 1) * 2 > (csp_u.ctab_mask ? csp_u.ctab_mask + 1 : 0) && ctab_grow() != 0)
         return -1;
     size_t i = csp_comm_hash(c->comm) & csp_u.ctab_mask;
@@ -65,6 +81,7 @@ int csp_comm_put(struct csp_comm *c)
 
 struct csp_comm *csp_comm_take(MPI_Comm comm)
 {
+    csp_u.ctab_last = NULL;
     if (csp_u.ctab_used == 0)
         return NULL;
     size_t m = csp_u.ctab_mask;
@@ -94,10 +111,8 @@ struct csp_comm *csp_comm_take(MPI_Comm comm)
     }
 }
 
-void csp_comm_unref(struct csp_comm *c)
+void csp_comm_destroy(struct csp_comm *c)
 {
-    if (--c->refs > 0)
-        return;
     if (c->next)
         csp_comm_unref(c->next);
     free(c->slots);

@@ -48,23 +48,12 @@ static inline double now_us(void)
 }
 
 /* owed_locked: does the ghost have work we should lend it the core for?
- * Its published count of operations in MPI, or cells of ours it has not
- * taken from the ring yet. */
+ * (csp_coop_owed under the caller's lock.) */
 static int owed_locked(void)
 {
     if (csp_ghost_busy(csp_u.ghost))
         return 1;
     return spsc_free(&csp_u.prod) != spsc_capacity(&csp_u.ring);
-}
-
-int csp_coop_owed(void)
-{
-    if (!csp_u.lend || !csp_u.on)
-        return 0;
-    CSP_LOCK();
-    int owed = owed_locked();
-    CSP_UNLOCK();
-    return owed;
 }
 
 /* lend sleeps so the ghost gets the core, until it hands it back (a round
@@ -85,8 +74,7 @@ static void lend(void)
     if (owed) {
         uint64_t t0 = csp_prof_begin();
         csp_futex_wait(&h->wake, seq, LEND_TIMEOUT_US);
-        if (t0)
-            __atomic_fetch_add(&csp_u.prof_sleep_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
+        csp_prof_end_sleep(t0);
     }
     csp_user_sleep_end(h);
 }
@@ -148,13 +136,13 @@ static int improbe(struct coop_call *c, int *done)
 }
 static int mprobe(struct coop_call *c) { return PMPI_Mprobe(c->src, c->tag, c->comm, c->msg, c->st); }
 
-int csp_coop_wait(MPI_Request *req, MPI_Status *st)
+int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st)
 {
     struct coop_call c = {.poll = test1, .block = wait1, .reqs = req, .st = st};
     return coop(&c);
 }
 
-int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     struct coop_call c = {.poll = testn, .block = waitn, .reqs = reqs, .st = sts, .n = n};
     return coop(&c);

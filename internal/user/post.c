@@ -88,7 +88,6 @@ static inline void note_route(const struct csp_comm *c, int peer)
     csp_u.warm[1] = c->ghost + peer;
     csp_u.warm[2] = c->off + peer;
     csp_u.warm[3] = c->slots;
-    csp_u.warm_comm = c->comm;
 }
 
 /* Route a send to dest: peer ghost, internal communicator, encoded tag. */
@@ -275,26 +274,85 @@ static int finish_blocking(struct csp_op *op, MPI_Status *st)
     return rc;
 }
 
-int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-              MPI_Request *req, int sync)
+/*
+ * The direct route's cost. The entry points below first try the direct
+ * route's common case (direct_fast: one thread, nothing for the pump, the
+ * communicator of the previous lookup, builtin types while profiling),
+ * which counts the message and calls MPICH without calling anything
+ * else: csp_isend and csp_send then need no stack frame and end in a
+ * tail call. Everything else takes the general path (*_any, never
+ * inlined), which hands an offloaded communicator to its *_ghost half.
+ */
+
+/* c if comm's traffic takes the direct route's common case (see above),
+ * else NULL: the caller takes its general path. */
+static inline struct csp_comm *direct_fast(MPI_Comm comm)
 {
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    int rc;
-    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        csp_u.n_direct++;
-        csp_route_sent_on(c, dest, count, dt);
-        CSP_UNLOCK();
-        return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
-                    : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+    if (csp_direct_slow())
+        return NULL;
+    struct csp_comm *c = csp_u.ctab_last;
+    return c && c->comm == comm && c->algo == CSP_ALGO_OFF ? c : NULL;
+}
+
+/* Count a send of count elements of dt to dest on c's direct route
+ * (csp_route_sent_on) in the common case: 0 if dt needs an MPI call for
+ * the profile (the general path does that). */
+static inline int direct_fast_sent(struct csp_comm *c, int dest, int count, MPI_Datatype dt)
+{
+    if (dest == MPI_PROC_NULL)
+        return 1;
+    if (__builtin_expect(csp_u.prof != 0, 0)) {
+        int size = csp_builtin_size(dt);
+        if (size == 0)
+            return 0;
+        uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)size;
+        c->ep_msgs++;
+        c->ep_bytes += bytes;
+        csp_u.prof_bytes += bytes;
     }
+    c->sent++;
+    return 1;
+}
+
+/* The offloaded half of csp_isend; the lock is held and released here. */
+static __attribute__((noinline)) int isend_ghost(const void *buf, int count, MPI_Datatype dt,
+                                                 int dest, int tag, struct csp_comm *c,
+                                                 MPI_Request *req, int sync)
+{
     struct csp_op *op;
+    int rc;
     if ((rc = csp_post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS &&
         (rc = csp_start_request(op, req)) == MPI_SUCCESS)
         csp_u.n_isend++;
     CSP_UNLOCK();
     return rc;
+}
+
+static __attribute__((noinline)) int isend_any(const void *buf, int count, MPI_Datatype dt,
+                                               int dest, int tag, MPI_Comm comm, MPI_Request *req,
+                                               int sync)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (c && c->algo != CSP_ALGO_OFF && dest != MPI_PROC_NULL)
+        return isend_ghost(buf, count, dt, dest, tag, c, req, sync);
+    csp_u.n_direct++;
+    csp_route_sent_on(c, dest, count, dt);
+    CSP_UNLOCK();
+    return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
+                : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+}
+
+int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req, int sync)
+{
+    struct csp_comm *c = direct_fast(comm);
+    if (!c || !direct_fast_sent(c, dest, count, dt))
+        return isend_any(buf, count, dt, dest, tag, comm, req, sync);
+    csp_u.n_direct++;
+    return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
+                : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
 }
 
 /* csp_post_null_recv returns a finished receive from MPI_PROC_NULL with
@@ -324,21 +382,12 @@ int csp_post_null_recv(MPI_Comm comm, struct csp_op **done)
     return done_record(comm, CSP_OP_RECV, MPI_PROC_NULL, done);
 }
 
-int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-              MPI_Request *req)
+/* The offloaded half of csp_irecv; the lock is held and released here. */
+static __attribute__((noinline)) int irecv_ghost(void *buf, int count, MPI_Datatype dt, int src,
+                                                 int tag, struct csp_comm *c, MPI_Request *req)
 {
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
+    MPI_Comm comm = c->comm;
     int rc;
-    if (!c || c->algo == CSP_ALGO_OFF) {
-        csp_u.n_direct++;
-        struct csp_comm *d = csp_route_recv_on(c, src);
-        CSP_UNLOCK();
-        rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
-        csp_direct_recv_posted(d, rc, *req);
-        return rc;
-    }
     struct csp_op *op;
     if (src == MPI_PROC_NULL) {
         csp_u.n_direct++;
@@ -354,27 +403,46 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     return rc;
 }
 
-int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-             int sync)
+static __attribute__((noinline)) int irecv_any(void *buf, int count, MPI_Datatype dt, int src,
+                                               int tag, MPI_Comm comm, MPI_Request *req)
 {
     CSP_LOCK();
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
-    int rc;
-    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        csp_u.n_direct++;
-        csp_route_sent_on(c, dest, count, dt);
-        CSP_UNLOCK();
-        if (csp_coop_owed()) { /* coop.c: MPICH must not spin on the ghost's core */
-            MPI_Request r;
-            rc = sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, &r)
-                      : PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
-            return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
-        }
-        return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
-                    : PMPI_Send(buf, count, dt, dest, tag, comm);
-    }
+    if (c && c->algo != CSP_ALGO_OFF)
+        return irecv_ghost(buf, count, dt, src, tag, c, req);
+    csp_u.n_direct++;
+    struct csp_comm *d = csp_route_recv_on(c, src);
+    CSP_UNLOCK();
+    int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    csp_route_recv_posted(d, rc, *req);
+    return rc;
+}
+
+int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    struct csp_comm *c = direct_fast(comm);
+    if (!c)
+        return irecv_any(buf, count, dt, src, tag, comm, req);
+    csp_u.n_direct++;
+    if (src == MPI_PROC_NULL)
+        return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    csp_route_recv_begin(c); /* csp_route_recv_on: one thread here */
+    int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    if (__builtin_expect(rc == MPI_SUCCESS && *req != MPI_REQUEST_NULL, 1))
+        csp_route_track(c, *req);
+    else
+        csp_route_recv_end(c, 0);
+    return rc;
+}
+
+/* The offloaded half of csp_send; the lock is held and released here. */
+static __attribute__((noinline)) int send_ghost(const void *buf, int count, MPI_Datatype dt,
+                                                int dest, int tag, struct csp_comm *c, int sync)
+{
     struct csp_op *op;
+    int rc;
     if ((rc = csp_post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS) {
         csp_u.n_isend++;
         csp_submit(op);
@@ -384,37 +452,102 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     return rc;
 }
 
-int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             MPI_Status *st)
+/* A direct blocking send while the ghost needs our core (coop.c: MPICH
+ * must not spin on it). */
+static __attribute__((noinline)) int send_lending(const void *buf, int count, MPI_Datatype dt,
+                                                  int dest, int tag, MPI_Comm comm, int sync)
+{
+    MPI_Request r;
+    int rc = sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, &r)
+                  : PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
+    return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
+}
+
+static __attribute__((noinline)) int send_any(const void *buf, int count, MPI_Datatype dt, int dest,
+                                              int tag, MPI_Comm comm, int sync)
 {
     CSP_LOCK();
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
-    int rc;
-    if (!c || c->algo == CSP_ALGO_OFF || src == MPI_PROC_NULL) {
-        csp_u.n_direct++;
-        struct csp_comm *d = csp_route_recv_on(c, src);
-        CSP_UNLOCK();
-        /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
-         * source 0 and tag 0 instead of MPI's empty status */
-        if (src != MPI_PROC_NULL && csp_coop_owed()) {
-            MPI_Request r;
-            rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
-            if (rc == MPI_SUCCESS)
-                rc = csp_coop_wait(&r, st);
-        } else {
-            rc = PMPI_Recv(buf, count, dt, src, tag, comm, st);
-        }
-        csp_direct_recv_end(d, rc, 1);
-        return rc;
-    }
+    if (c && c->algo != CSP_ALGO_OFF && dest != MPI_PROC_NULL)
+        return send_ghost(buf, count, dt, dest, tag, c, sync);
+    csp_u.n_direct++;
+    csp_route_sent_on(c, dest, count, dt);
+    CSP_UNLOCK();
+    if (csp_coop_owed())
+        return send_lending(buf, count, dt, dest, tag, comm, sync);
+    return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
+                : PMPI_Send(buf, count, dt, dest, tag, comm);
+}
+
+int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             int sync)
+{
+    struct csp_comm *c = direct_fast(comm);
+    if (!c || !direct_fast_sent(c, dest, count, dt))
+        return send_any(buf, count, dt, dest, tag, comm, sync);
+    csp_u.n_direct++;
+    if (csp_coop_owed())
+        return send_lending(buf, count, dt, dest, tag, comm, sync);
+    return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
+                : PMPI_Send(buf, count, dt, dest, tag, comm);
+}
+
+/* The offloaded half of csp_recv; the lock is held and released here. */
+static __attribute__((noinline)) int recv_ghost(void *buf, int count, MPI_Datatype dt, int src,
+                                                int tag, struct csp_comm *c, MPI_Status *st)
+{
     struct csp_op *op;
+    int rc;
     if ((rc = csp_post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_irecv++;
         csp_submit(op);
         rc = finish_blocking(op, st);
     }
     CSP_UNLOCK();
+    return rc;
+}
+
+/* A direct blocking receive (src is not MPI_PROC_NULL) while the ghost
+ * needs our core (coop.c). */
+static __attribute__((noinline)) int recv_lending(void *buf, int count, MPI_Datatype dt, int src,
+                                                  int tag, MPI_Comm comm, MPI_Status *st)
+{
+    MPI_Request r;
+    int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
+    return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, st);
+}
+
+static __attribute__((noinline)) int recv_any(void *buf, int count, MPI_Datatype dt, int src,
+                                              int tag, MPI_Comm comm, MPI_Status *st)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (c && c->algo != CSP_ALGO_OFF && src != MPI_PROC_NULL)
+        return recv_ghost(buf, count, dt, src, tag, c, st);
+    csp_u.n_direct++;
+    struct csp_comm *d = csp_route_recv_on(c, src);
+    CSP_UNLOCK();
+    /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
+     * source 0 and tag 0 instead of MPI's empty status */
+    int rc = src != MPI_PROC_NULL && csp_coop_owed() ? recv_lending(buf, count, dt, src, tag, comm, st)
+                                                     : PMPI_Recv(buf, count, dt, src, tag, comm, st);
+    csp_route_recv_done(d, rc, 1);
+    return rc;
+}
+
+int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *st)
+{
+    struct csp_comm *c = direct_fast(comm);
+    if (!c || src == MPI_PROC_NULL)
+        return recv_any(buf, count, dt, src, tag, comm, st);
+    csp_u.n_direct++;
+    csp_route_recv_begin(c); /* csp_route_recv_on: one thread here */
+    int rc = csp_coop_owed() ? recv_lending(buf, count, dt, src, tag, comm, st)
+                             : PMPI_Recv(buf, count, dt, src, tag, comm, st);
+    csp_route_recv_end(c, rc == MPI_SUCCESS || csp_route_consumed_slow(rc));
     return rc;
 }
 
@@ -457,7 +590,7 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         struct csp_comm *d = csp_route_recv_on(c, src); /* blocking: pending until it returns */
         CSP_UNLOCK();
         rc = src == MPI_PROC_NULL ? PMPI_Probe(src, tag, comm, st) : csp_coop_probe(src, tag, comm, st);
-        csp_direct_recv_end(d, rc, 0);
+        csp_route_recv_done(d, rc, 0);
         return rc;
     }
     struct csp_op *op;

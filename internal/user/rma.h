@@ -118,9 +118,9 @@ struct csp_rma_hints {
 /* A reading of the process's self-profile (user.h: prof.c) for the
  * automatic choice of windows (rmaauto.c). */
 struct csp_rma_prof {
-    uint64_t t_ns;  /* when                                               */
-    uint64_t in_ns; /* inside MPI calls that wait: point-to-point,
-                       collectives, RMA synchronization                   */
+    uint64_t t;    /* when, in ticks of csp_prof_now (never 0 once read)  */
+    uint64_t in_t; /* ticks inside MPI calls that wait: point-to-point,
+                      collectives, RMA synchronization                    */
     uint64_t calls; /* such calls                                         */
 };
 

@@ -58,10 +58,10 @@ void csp_rma_prof_read(struct csp_rma_prof *p)
 {
     if (!csp_u.prof)
         csp_u.prof = 1;
-    p->t_ns = csp_now_ns();
-    p->in_ns = __atomic_load_n(&csp_u.prof_mpi_ns, __ATOMIC_RELAXED) +
-               __atomic_load_n(&csp_u.prof_coll_ns, __ATOMIC_RELAXED) +
-               __atomic_load_n(&csp_u.prof_rma_ns, __ATOMIC_RELAXED);
+    p->t = csp_prof_now();
+    p->in_t = __atomic_load_n(&csp_u.prof_mpi_t, __ATOMIC_RELAXED) +
+              __atomic_load_n(&csp_u.prof_coll_t, __ATOMIC_RELAXED) +
+              __atomic_load_n(&csp_u.prof_rma_t, __ATOMIC_RELAXED);
     p->calls = __atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED) +
                __atomic_load_n(&csp_u.prof_calls, __ATOMIC_RELAXED);
 }
@@ -193,8 +193,8 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
     if (au) {
         csp_rma_prof_read(&now);
         int64_t *m = mine + 1 + 3 * (size_t)w->rank;
-        m[0] = (int64_t)((now.t_ns - w->snap.t_ns) / 1000);
-        m[1] = (int64_t)((now.in_ns - w->snap.in_ns) / 1000);
+        m[0] = (int64_t)csp_prof_us(now.t - w->snap.t);
+        m[1] = (int64_t)csp_prof_us(now.in_t - w->snap.in_t);
         m[2] = (int64_t)(now.calls - w->snap.calls);
         for (int t = 0; t < n; t++)
             mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
@@ -252,12 +252,12 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
 void csp_rma_alloc_profile(int64_t out[3])
 {
     struct csp_rma_prof now;
-    int had = csp_rma.hist.t_ns != 0;
+    int had = csp_rma.hist.t != 0;
     csp_rma_prof_read(&now);
     out[0] = out[1] = out[2] = 0;
     if (had) {
-        out[0] = (int64_t)((now.t_ns - csp_rma.hist.t_ns) / 1000);
-        out[1] = (int64_t)((now.in_ns - csp_rma.hist.in_ns) / 1000);
+        out[0] = (int64_t)csp_prof_us(now.t - csp_rma.hist.t);
+        out[1] = (int64_t)csp_prof_us(now.in_t - csp_rma.hist.in_t);
         out[2] = (int64_t)(now.calls - csp_rma.hist.calls);
     }
     csp_rma.hist = now;

@@ -34,74 +34,106 @@
 #include <limits.h>
 #include <stdlib.h>
 
-/* ---- the table of tracked direct receives ---- */
+/* ---- the table of tracked direct receives (route.h: struct csp_trk) ---- */
 
-#define TRK_CANCEL 0x1u /* MPI_Cancel was called on it */
-
-struct trk {
-    MPI_Request req; /* MPI_REQUEST_NULL: empty slot */
-    uint32_t flags;
-    struct csp_comm *comm; /* referenced */
-};
-
-static struct trk *trk;
-static uint32_t trk_mask; /* capacity - 1, or 0 before the first insert */
-
-static inline uint32_t trk_hash(MPI_Request r) { return ((uint32_t)r * 0x9e3779b1u) >> 7; }
-
-static int trk_grow(void)
+/* Put e in one of its two slots of table t (csp_u's mask and shift
+ * already those of t) if one is free, else in the overflow array. */
+static int trk_place(struct csp_trk *t, const struct csp_trk *e)
 {
-    uint32_t cap = trk_mask ? (trk_mask + 1) * 2 : 64;
-    struct trk *t = malloc(cap * sizeof(*t));
-    if (!t)
-        return -1;
-    for (uint32_t i = 0; i < cap; i++)
-        t[i].req = MPI_REQUEST_NULL;
-    for (uint32_t i = 0; trk_mask && i <= trk_mask; i++) {
-        if (trk[i].req == MPI_REQUEST_NULL)
-            continue;
-        uint32_t j = trk_hash(trk[i].req) & (cap - 1);
-        while (t[j].req != MPI_REQUEST_NULL)
-            j = (j + 1) & (cap - 1);
-        t[j] = trk[i];
+    struct csp_trk *s1 = &t[csp_trk_slot1(e->req)], *s = s1;
+    if (s->req != MPI_REQUEST_NULL)
+        s = &t[csp_trk_slot2(e->req)];
+    if (s->req != MPI_REQUEST_NULL) {
+        if (csp_u.trk_nover == csp_u.trk_over_cap) {
+            uint32_t cap = csp_u.trk_over_cap ? csp_u.trk_over_cap * 2 : 16;
+            struct csp_trk *o = realloc(csp_u.trk_over, cap * sizeof(*o));
+            if (!o)
+                return -1;
+            csp_u.trk_over = o;
+            csp_u.trk_over_cap = cap;
+        }
+        s = &csp_u.trk_over[csp_u.trk_nover++];
     }
-    free(trk);
-    trk = t;
-    trk_mask = cap - 1;
+    if (s != s1)
+        s1->disp++;
+    s->req = e->req;
+    s->flags = e->flags;
+    s->comm = e->comm;
     return 0;
 }
 
-static struct trk *trk_find(MPI_Request r)
+/* Move every entry into a table of cap slots. */
+static int trk_rehash(uint32_t cap)
 {
-    if (!trk_mask)
-        return NULL;
-    for (uint32_t i = trk_hash(r) & trk_mask;; i = (i + 1) & trk_mask) {
-        if (trk[i].req == r)
-            return &trk[i];
-        if (trk[i].req == MPI_REQUEST_NULL)
-            return NULL;
+    struct csp_trk *t = malloc(cap * sizeof(*t));
+    if (!t)
+        return -1;
+    for (uint32_t i = 0; i < cap; i++) {
+        t[i].req = MPI_REQUEST_NULL;
+        t[i].disp = 0;
     }
+    struct csp_trk *old = csp_u.trk;
+    uint32_t ocap = old ? csp_u.trk_mask + 1 : 0, nover = csp_u.trk_nover;
+    csp_u.trk_mask = cap - 1;
+    csp_u.trk_shift = 32 - (uint32_t)__builtin_ctz(cap);
+    csp_u.trk_nover = 0;
+    /* The overflow array is only read below before anything is placed
+     * in it again (placed entries go to its front, read ones from i on). */
+    for (uint32_t i = 0; i < nover; i++) {
+        struct csp_trk e = csp_u.trk_over[i];
+        trk_place(t, &e); /* needs no memory: at most as many as before */
+    }
+    for (uint32_t i = 0; i < ocap; i++) {
+        if (old[i].req != MPI_REQUEST_NULL && trk_place(t, &old[i]) != 0) {
+            /* Out of memory: the receive cannot be followed to its end. */
+            old[i].comm->stuck = 1;
+            csp_u.ntrack--;
+            csp_route_recv_end(old[i].comm, 0);
+        }
+    }
+    free(old);
+    csp_u.trk = t;
+    return 0;
 }
 
-/* Remove slot e (backward-shift deletion: no tombstones). */
-static void trk_remove(struct trk *e)
+/* r's entry, or NULL. */
+static inline struct csp_trk *trk_find(MPI_Request r)
 {
-    uint32_t i = (uint32_t)(e - trk), j = i;
-    for (;;) {
-        trk[i].req = MPI_REQUEST_NULL;
-        for (;;) {
-            j = (j + 1) & trk_mask;
-            if (trk[j].req == MPI_REQUEST_NULL) {
-                csp_u.ntrack--;
-                return;
-            }
-            uint32_t home = trk_hash(trk[j].req) & trk_mask;
-            if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
-                break;
-        }
-        trk[i] = trk[j];
-        i = j;
+    struct csp_trk *t = csp_u.trk;
+    if (__builtin_expect(t == NULL, 0))
+        return NULL;
+    struct csp_trk *e = &t[csp_trk_slot1(r)];
+    if (e->req == r)
+        return e;
+    if (e->disp == 0)
+        return NULL;
+    e = &t[csp_trk_slot2(r)];
+    if (e->req == r)
+        return e;
+    for (uint32_t i = 0; i < csp_u.trk_nover; i++)
+        if (csp_u.trk_over[i].req == r)
+            return &csp_u.trk_over[i];
+    return NULL;
+}
+
+/* Remove entry e (trk_find's). */
+static inline void trk_remove(struct csp_trk *e)
+{
+    struct csp_trk *t = csp_u.trk, *s1 = &t[csp_trk_slot1(e->req)];
+    csp_u.ntrack--;
+    if (__builtin_expect(e == s1, 1)) {
+        e->req = MPI_REQUEST_NULL;
+        return;
     }
+    s1->disp--;
+    if (e >= t && e <= t + csp_u.trk_mask) {
+        e->req = MPI_REQUEST_NULL;
+        return;
+    }
+    struct csp_trk *last = &csp_u.trk_over[--csp_u.trk_nover]; /* the overflow array */
+    e->req = last->req;
+    e->flags = last->flags;
+    e->comm = last->comm;
 }
 
 /* ---- counting, called with csp_u.lock held ---- */
@@ -112,38 +144,25 @@ struct csp_comm *csp_route_of(MPI_Comm comm)
     return c && c->algo == CSP_ALGO_OFF ? c : NULL;
 }
 
-void csp_route_recv_begin(struct csp_comm *c)
+void csp_route_track_slow(struct csp_comm *c, MPI_Request r)
 {
-    c->pend_recv++;
-    c->refs++;
-}
-
-void csp_route_recv_end(struct csp_comm *c, int matched)
-{
-    c->pend_recv--;
-    c->matched += matched != 0;
-    csp_comm_unref(c);
-}
-
-void csp_route_track(struct csp_comm *c, MPI_Request r)
-{
-    if ((csp_u.ntrack + 1) * 2 > (trk_mask ? trk_mask + 1 : 0) && trk_grow() != 0) {
+    /* A quarter full: twice as large. */
+    int rc = 0;
+    if (!csp_u.trk)
+        rc = trk_rehash(256);
+    else if ((csp_u.ntrack + 1) * 4 > csp_u.trk_mask)
+        rc = trk_rehash((csp_u.trk_mask + 1) * 2);
+    struct csp_trk e = {.req = r, .flags = 0, .comm = c};
+    if (rc != 0 || trk_place(csp_u.trk, &e) != 0) {
         /* Out of memory: the receive cannot be followed to its end. */
         c->stuck = 1;
         csp_route_recv_end(c, 0);
         return;
     }
-    uint32_t i = trk_hash(r) & trk_mask;
-    while (trk[i].req != MPI_REQUEST_NULL)
-        i = (i + 1) & trk_mask;
-    trk[i].req = r;
-    trk[i].flags = 0;
-    trk[i].comm = c; /* takes the reference csp_route_recv_begin took */
     csp_u.ntrack++;
 }
 
-/* Did a receive that ended with err take its message? */
-static int consumed(int err)
+int csp_route_consumed_slow(int err)
 {
     int cls = err;
     if (err != MPI_SUCCESS)
@@ -162,7 +181,7 @@ void csp_route_op_done(struct csp_op *op)
          * perhaps none either; counting it unmatched can only make the
          * entry look busy for ever, never quiescent too early. */
         c->pend_recv--;
-        c->matched += !op->r.st_cancelled && consumed(op->r.st_error);
+        c->matched += !op->r.st_cancelled && csp_route_consumed(op->r.st_error);
         break;
     case CSP_OP_MPROBE:
     case CSP_OP_IMPROBE:
@@ -196,32 +215,19 @@ struct csp_comm *csp_direct_recv(MPI_Comm comm, int src)
     if (src == MPI_PROC_NULL || csp_u.ctab_used == 0)
         return NULL;
     CSP_LOCK();
-    struct csp_comm *c = csp_route_of(comm);
-    if (c)
-        csp_route_recv_begin(c);
+    struct csp_comm *c = csp_route_recv_on(csp_comm_get(comm), src);
     CSP_UNLOCK();
     return c;
 }
 
 void csp_direct_recv_posted(struct csp_comm *c, int rc, MPI_Request r)
 {
-    if (!c)
-        return;
-    CSP_LOCK();
-    if (rc == MPI_SUCCESS && r != MPI_REQUEST_NULL)
-        csp_route_track(c, r);
-    else
-        csp_route_recv_end(c, 0);
-    CSP_UNLOCK();
+    csp_route_recv_posted(c, rc, r);
 }
 
 void csp_direct_recv_end(struct csp_comm *c, int rc, int matched)
 {
-    if (!c)
-        return;
-    CSP_LOCK();
-    csp_route_recv_end(c, consumed(rc) && matched);
-    CSP_UNLOCK();
+    csp_route_recv_done(c, rc, matched);
 }
 
 void csp_direct_pin(MPI_Comm comm)
@@ -235,14 +241,14 @@ void csp_direct_pin(MPI_Comm comm)
 
 /* A tracked request r came back from a completion call with status st
  * (NULL: the caller kept none). */
-static void trk_done(MPI_Request r, const MPI_Status *st)
+static inline void trk_done(MPI_Request r, const MPI_Status *st)
 {
-    struct trk *e = trk_find(r);
+    struct csp_trk *e = trk_find(r);
     if (!e)
         return;
     struct csp_comm *c = e->comm;
     int matched = 1;
-    if (e->flags & TRK_CANCEL) {
+    if (__builtin_expect(e->flags & CSP_TRK_CANCEL, 0)) {
         csp_u.ntrack_cancel--;
         int cancelled = 0;
         if (st)
@@ -260,13 +266,15 @@ static void trk_done(MPI_Request r, const MPI_Status *st)
 /*
  * Each wrapper saves the handles before the call: a tracked handle that
  * the call set to MPI_REQUEST_NULL finished (MPICH nulls the nonpersistent
- * requests it completes). When the caller keeps no statuses but a tracked
+ * requests it completes; an error handler the call runs may post and
+ * complete others, so the table is read only after it). When the caller keeps no statuses but a tracked
  * receive was cancelled, the call writes statuses of ours, so that
  * MPI_Test_cancelled can tell. The bookkeeping takes csp_u.lock unless the
  * caller holds it (the _locked forms).
  */
+#define SCAN_SAVED 256 /* handles saved on the stack (more: the heap) */
 struct scan {
-    MPI_Request before[32];
+    MPI_Request before[SCAN_SAVED];
     MPI_Request *saved;
     MPI_Status stl[32];
     MPI_Status *sts; /* what the call writes: the caller's, stl, or the heap */
@@ -275,7 +283,7 @@ struct scan {
 
 static int scan_begin(struct scan *s, int n, const MPI_Request *reqs, MPI_Status *sts, int nsts)
 {
-    s->saved = n <= 32 ? s->before : malloc(sizeof(MPI_Request) * (size_t)n);
+    s->saved = n <= SCAN_SAVED ? s->before : malloc(sizeof(MPI_Request) * (size_t)n);
     if (!s->saved)
         return -1;
     for (int i = 0; i < n; i++)
@@ -291,11 +299,12 @@ static int scan_begin(struct scan *s, int n, const MPI_Request *reqs, MPI_Status
     return 0;
 }
 
-static void scan_free(struct scan *s)
+static inline void scan_free(struct scan *s)
 {
-    if (s->saved != s->before)
+    if (__builtin_expect(s->saved != s->before, 0))
         free(s->saved);
-    free(s->heap_sts);
+    if (__builtin_expect(s->heap_sts != NULL, 0))
+        free(s->heap_sts);
 }
 
 /* Request i of the scan finished if the call nulled it; its status is
@@ -352,17 +361,86 @@ static MPI_Status *as_single(MPI_Status *sts)
     return sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : sts;
 }
 
-int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+/* The common case of a wrapper: one thread, no tracked receive
+ * cancelled, up to SCAN_FAST requests. Then the scan needs no statuses
+ * of its own and no lock: the handles are saved in a small array. */
+#define SCAN_FAST 64
+static inline int scan_fast(int n)
+{
+    return n <= SCAN_FAST && (csp_u.ntrack_cancel | (uint32_t)csp_u.multiple) == 0;
+}
+
+/* Copy n handles (n <= SCAN_FAST) as a loop of its own: GCC would turn
+ * an inline copy into rep movs, slow to start for the few handles of an
+ * exchange. */
+static __attribute__((noinline)) void save_handles(MPI_Request *to, const MPI_Request *from, int n)
+{
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        uint64_t two;
+        __builtin_memcpy(&two, &from[i], sizeof(two));
+        __builtin_memcpy(&to[i], &two, sizeof(two));
+    }
+    if (i < n)
+        to[i] = from[i];
+}
+
+static __attribute__((noinline)) int waitall_scan(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     struct scan s;
-    if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
+    if (scan_begin(&s, n, reqs, sts, n) != 0)
         return PMPI_Waitall(n, reqs, sts);
     int rc = PMPI_Waitall(n, reqs, s.sts);
     scan_all(&s, reqs, n, 0);
     return rc;
 }
 
-int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+/* Request r, saved before the call, came back nulled with status st: the
+ * common case inline (r in its first slot, not cancelled), else
+ * trk_done. */
+static inline void scan_done(MPI_Request r, const MPI_Status *st)
+{
+    struct csp_trk *e = &csp_u.trk[csp_trk_slot1(r)];
+    if (__builtin_expect(e->req == r && !(e->flags & CSP_TRK_CANCEL), 1)) {
+        e->req = MPI_REQUEST_NULL;
+        csp_u.ntrack--;
+        csp_route_recv_end(e->comm, 1);
+    } else if (e->disp) {
+        trk_done(r, st);
+    }
+}
+
+/* An exchange's waitall (n <= 2, scan_fast: user.h decides): the two
+ * handles in registers, a small frame. */
+int csp_mpich_waitall_pair(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    MPI_Request a = n > 0 ? reqs[0] : MPI_REQUEST_NULL, b = n > 1 ? reqs[1] : MPI_REQUEST_NULL;
+    int rc = PMPI_Waitall(n, reqs, sts);
+    if (a != MPI_REQUEST_NULL && reqs[0] == MPI_REQUEST_NULL)
+        scan_done(a, sts == MPI_STATUSES_IGNORE ? NULL : &sts[0]);
+    if (b != MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL)
+        scan_done(b, sts == MPI_STATUSES_IGNORE ? NULL : &sts[1]);
+    return rc;
+}
+
+int csp_mpich_waitall_tracked(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (!csp_u.ntrack)
+        return PMPI_Waitall(n, reqs, sts);
+    if (__builtin_expect(!scan_fast(n), 0))
+        return waitall_scan(n, reqs, sts);
+    if (n <= 2)
+        return csp_mpich_waitall_pair(n, reqs, sts);
+    MPI_Request saved[SCAN_FAST];
+    save_handles(saved, reqs, n);
+    int rc = PMPI_Waitall(n, reqs, sts);
+    for (int i = 0; i < n; i++)
+        if (saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
+            scan_done(saved[i], sts == MPI_STATUSES_IGNORE ? NULL : &sts[i]);
+    return rc;
+}
+
+int csp_mpich_testall_tracked(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
 {
     struct scan s;
     if (!csp_u.ntrack || scan_begin(&s, n, reqs, sts, n) != 0)
@@ -372,15 +450,34 @@ int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
     return rc;
 }
 
-int csp_mpich_wait(MPI_Request *req, MPI_Status *st)
+int csp_mpich_wait_tracked(MPI_Request *req, MPI_Status *st)
 {
     if (!csp_u.ntrack)
         return PMPI_Wait(req, st);
-    return csp_mpich_waitall(1, req, as_array(st));
+    if (__builtin_expect(scan_fast(1), 1)) {
+        MPI_Request saved = *req;
+        int rc = PMPI_Wait(req, st);
+        if (saved != MPI_REQUEST_NULL && *req == MPI_REQUEST_NULL)
+            scan_done(saved, st == MPI_STATUS_IGNORE ? NULL : st);
+        return rc;
+    }
+    struct scan s;
+    if (scan_begin(&s, 1, req, as_array(st), 1) != 0)
+        return PMPI_Wait(req, st);
+    int rc = PMPI_Wait(req, as_single(s.sts));
+    scan_all(&s, req, 1, 0);
+    return rc;
 }
 
 static int test1(MPI_Request *req, int *flag, MPI_Status *st, int locked)
 {
+    if (csp_u.ntrack && scan_fast(1)) {
+        MPI_Request saved = *req;
+        int rc = PMPI_Test(req, flag, st);
+        if (saved != MPI_REQUEST_NULL && *req == MPI_REQUEST_NULL)
+            scan_done(saved, st == MPI_STATUS_IGNORE ? NULL : st);
+        return rc;
+    }
     struct scan s;
     if (!csp_u.ntrack || scan_begin(&s, 1, req, as_array(st), 1) != 0)
         return PMPI_Test(req, flag, st);
@@ -389,7 +486,7 @@ static int test1(MPI_Request *req, int *flag, MPI_Status *st, int locked)
     return rc;
 }
 
-int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st) { return test1(req, flag, st, 0); }
+int csp_mpich_test_tracked(MPI_Request *req, int *flag, MPI_Status *st) { return test1(req, flag, st, 0); }
 int csp_mpich_test_locked(MPI_Request *req, int *flag, MPI_Status *st)
 {
     return test1(req, flag, st, 1);
@@ -457,11 +554,11 @@ int csp_mpich_request_free(MPI_Request *req)
 {
     if (csp_u.ntrack) {
         CSP_LOCK();
-        struct trk *e = trk_find(*req);
+        struct csp_trk *e = trk_find(*req);
         if (e) {
             /* Whether and when it matches, nobody will know. */
             struct csp_comm *c = e->comm;
-            if (e->flags & TRK_CANCEL)
+            if (e->flags & CSP_TRK_CANCEL)
                 csp_u.ntrack_cancel--;
             c->stuck = 1;
             trk_remove(e);
@@ -476,9 +573,9 @@ int csp_mpich_cancel(MPI_Request *req)
 {
     if (csp_u.ntrack) {
         CSP_LOCK();
-        struct trk *e = trk_find(*req);
-        if (e && !(e->flags & TRK_CANCEL)) {
-            e->flags |= TRK_CANCEL;
+        struct csp_trk *e = trk_find(*req);
+        if (e && !(e->flags & CSP_TRK_CANCEL)) {
+            e->flags |= CSP_TRK_CANCEL;
             csp_u.ntrack_cancel++;
         }
         CSP_UNLOCK();

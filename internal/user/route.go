@@ -8,6 +8,11 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/casperii/casperii/internal/mpi"
@@ -112,6 +117,41 @@ type Profile struct {
 	MPINS, SleepNS, CollNS, Waits, Bytes uint64
 }
 
+// profClock converts the profile's ticks (prof.c: csp_prof_now) into
+// nanoseconds. With the TSC as the clock, the rate is measured from the
+// pair (ticks, time) read at Start to the pair read at each reading, and
+// each reading converts only what the counters gained since the previous
+// one, at the rate of the moment: the totals stay monotone while the
+// rate's error (the skew of a pair over the time since Start) shrinks.
+var profClock struct {
+	mu            sync.Mutex
+	tick0         uint64
+	t0            time.Time
+	last          [3]uint64 // the raw time counters at the last reading
+	mpi, sl, coll float64   // their totals, nanoseconds
+}
+
+// clockIsTSC reports whether the kernel keeps its clock on the TSC (it
+// then found the TSC invariant and synchronized across CPUs).
+func clockIsTSC() bool {
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "386" {
+		return false
+	}
+	b, err := os.ReadFile("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+	return err == nil && strings.TrimSpace(string(b)) == "tsc"
+}
+
+// startProfileClock chooses the profile's clock and reads the first pair
+// (at MPI_Init, before any communicator can turn the profile on).
+func startProfileClock() {
+	tsc := C.int(0)
+	if clockIsTSC() {
+		tsc = 1
+	}
+	C.csp_prof_clock_start(tsc)
+	profClock.tick0, profClock.t0 = uint64(C.csp_prof_now()), time.Now()
+}
+
 // ProfileOn starts or stops the self-profile.
 func ProfileOn(on bool) {
 	v := C.int(0)
@@ -124,8 +164,21 @@ func ProfileOn(on bool) {
 // ReadProfile returns the process's profile counters.
 func ReadProfile() Profile {
 	u := &C.csp_u
-	return Profile{MPINS: uint64(u.prof_mpi_ns), SleepNS: uint64(u.prof_sleep_ns),
-		CollNS: uint64(u.prof_coll_ns), Waits: uint64(u.prof_waits), Bytes: uint64(u.prof_bytes)}
+	tick, now := uint64(C.csp_prof_now()), time.Now()
+	raw := [3]uint64{uint64(u.prof_mpi_t), uint64(u.prof_sleep_t), uint64(u.prof_coll_t)}
+	pc := &profClock
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	rate := 1.0 // nanoseconds per tick
+	if u.prof_tsc != 0 && tick > pc.tick0 {
+		rate = float64(now.Sub(pc.t0).Nanoseconds()) / float64(tick-pc.tick0)
+	}
+	pc.mpi += float64(raw[0]-pc.last[0]) * rate
+	pc.sl += float64(raw[1]-pc.last[1]) * rate
+	pc.coll += float64(raw[2]-pc.last[2]) * rate
+	pc.last = raw
+	return Profile{MPINS: uint64(pc.mpi), SleepNS: uint64(pc.sl), CollNS: uint64(pc.coll),
+		Waits: uint64(u.prof_waits), Bytes: uint64(u.prof_bytes)}
 }
 
 // TakeSentLocked returns the messages and bytes sent on comm's current

@@ -121,11 +121,7 @@ void csp_warm_posts(void)
     }
     for (int i = 0; i < 4; i++)
         __builtin_prefetch(csp_u.warm[i], 0, 3);
-    if (csp_u.ctab_mask) { /* the table slot: hashed here, not on every post */
-        size_t i = csp_comm_hash(csp_u.warm_comm) & csp_u.ctab_mask;
-        __builtin_prefetch(&csp_u.ctab_keys[i], 0, 3);
-        __builtin_prefetch(&csp_u.ctab_vals[i], 0, 3);
-    }
+    __builtin_prefetch(&csp_u.ctab_last, 0, 3); /* the lookup's first compare */
     __builtin_prefetch(csp_u.heap, 0, 3);
 }
 

@@ -102,6 +102,7 @@ var (
 // (SetComm) carry their point-to-point traffic through the ghost.
 func Start(cfg Config) error {
 	C.csp_user_init_globals()
+	startProfileClock()
 	u := &C.csp_u
 	ch := cfg.Channel
 	n := ch.Hdr.Ncells

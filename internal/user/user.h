@@ -31,7 +31,8 @@
 #include "spsc.h"
 #include "tagenc.h"
 
-struct csp_op; /* an offloaded operation (op.h) */
+struct csp_op;  /* an offloaded operation (op.h) */
+struct csp_trk; /* a tracked direct receive (route.h) */
 
 /* Algorithms, the values of info.Algorithm. */
 enum csp_algo {
@@ -111,8 +112,34 @@ enum csp_errmsg {
 };
 
 struct csp_user {
-    int on;                   /* this process is a user served by a ghost   */
+    /* The first cache line: what every call on the direct route reads
+     * (post.c: direct_fast; wait.c: theirs_slow; route.h), together.
+     * The pump's work (csp_pump) comes first, then multiple, so that
+     * csp_direct_slow tests them all with two loads. */
+    uint32_t nheld;          /* posts held for lack of cells              */
+    uint32_t nfreed_pending; /* freed operations not finished yet         */
+    uint8_t pump_deferred;   /* freed deferred operations to poll         */
+    uint8_t pump_unmap;      /* segment unmap notices to send             */
+    uint8_t pad_[2];         /* zero                                      */
     int multiple;             /* MPI_THREAD_MULTIPLE: take lock             */
+    /* The entry the last lookup found, or NULL: a program that talks on
+     * one communicator at a time finds it with one compare. Reset
+     * whenever an entry enters or leaves the table (comm.c), so it never
+     * points to an entry the table no longer holds. */
+    struct csp_comm *ctab_last;
+    int on;                   /* this process is a user served by a ghost   */
+    int lend;                 /* the ghost runs at a lowered priority on our
+                                 core: lend it while waiting on MPICH with
+                                 offloaded operations in flight (coop.c)  */
+    int prof;                 /* the self-profile is on (prof.c, below)    */
+    int prof_tsc;             /* its clock is the TSC (else nanoseconds)   */
+    /* direct receives followed to their completion (route.c) */
+    struct csp_trk *trk;      /* the table (route.h), NULL before the first */
+    uint32_t trk_mask;        /* its capacity - 1, or 0                      */
+    uint32_t trk_shift;       /* 32 - log2(capacity) (csp_trk_slot2)         */
+    uint32_t ntrack;          /* tracked requests (table and overflow)     */
+    uint32_t ntrack_cancel;   /* of them, cancelled by the application     */
+
     int fence_free;           /* the ghost's membarrier stands in for the
                                  post's fence (channel.h: membarrier)       */
     pthread_mutex_t lock;
@@ -136,21 +163,13 @@ struct csp_user {
     uint32_t inflight[CSP_NCLASS];
     uint32_t cap[CSP_NCLASS];
     struct csp_op *held_head[CSP_NCLASS], *held_tail[CSP_NCLASS];
-    /* Work for csp_pump, side by side so that the common case (none) costs
-     * one test on every call: */
-    uint32_t nheld;          /* posts held for lack of cells              */
-    uint32_t nfreed_pending; /* freed operations not finished yet         */
-    uint8_t pump_deferred;   /* freed deferred operations to poll         */
-    uint8_t pump_unmap;      /* segment unmap notices to send             */
 
     struct csp_heap *heap;
     struct csp_tags tags;
-    /* Lines the last post read (its communicator and route tables), and
-     * its handle (for its table slot), prefetched for the next post by
-     * csp_warm_posts. Never dereferenced: a stale pointer costs nothing
-     * (a prefetch does not fault). */
+    /* Lines the last post read (its communicator and route tables),
+     * prefetched for the next post by csp_warm_posts. Never dereferenced:
+     * a stale pointer costs nothing (a prefetch does not fault). */
     const void *warm[4];
-    MPI_Comm warm_comm;
 
     /* communicator table: open addressing on the handle */
     MPI_Comm *ctab_keys;
@@ -163,37 +182,54 @@ struct csp_user {
     uint32_t spin_iters;      /* busy polls before yielding                */
     uint32_t yield_iters;     /* yields before sleeping                    */
     uint32_t sleep_us;        /* futex sleep timeout                       */
-    int lend;                 /* the ghost runs at a lowered priority on our
-                                 core: lend it while waiting on MPICH with
-                                 offloaded operations in flight (coop.c)  */
     int nbcoll;               /* some user of the job lends its core: every
                                  user runs blocking collectives as their
                                  nonblocking twins (zz_wrappers.c), so they
                                  still match each other                   */
 
     /* direct receives followed to their completion (route.c) */
-    uint32_t ntrack;          /* tracked requests                          */
-    uint32_t ntrack_cancel;   /* of them, cancelled by the application     */
+    struct csp_trk *trk_over; /* the overflow array of the table (route.c)  */
+    uint32_t trk_nover, trk_over_cap;
     uint32_t nwatch;          /* entries with watch set: collectives look  */
     uint32_t ndirect_ops;     /* live records of direct persistent starts  */
 
     /* self-profiling for the automatic route choice (prof.c): while
-     * prof is set, cumulative over the process */
-    int prof;
-    uint64_t prof_mpi_ns;     /* inside MPI calls that wait or block       */
-    uint64_t prof_sleep_ns;   /* of which asleep on the wake word          */
+     * prof is set, cumulative over the process; times in ticks of the
+     * profile's clock (csp_prof_now), which Go converts (route.go) */
+    uint64_t prof_mpi_t;      /* inside MPI calls that wait or block       */
+    uint64_t prof_sleep_t;    /* of which asleep on the wake word          */
     uint64_t prof_waits;      /* such calls                                */
-    uint64_t prof_coll_ns;    /* inside blocking collectives               */
-    uint64_t prof_rma_ns;     /* inside RMA synchronization calls          */
+    uint64_t prof_coll_t;     /* inside blocking collectives               */
+    uint64_t prof_rma_t;      /* inside RMA synchronization calls          */
     uint64_t prof_calls;      /* collectives and RMA synchronization calls */
     uint64_t prof_bytes;      /* bytes sent on every communicator         */
+    uint64_t prof_tick0, prof_ns0; /* the clocks read together at MPI_Init  */
 
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
 
-/* ---- the process's state (state.c) ---- */
-extern struct csp_user csp_u;
+_Static_assert(__builtin_offsetof(struct csp_user, pump_deferred) == 8 &&
+                   __builtin_offsetof(struct csp_user, multiple) == 12 &&
+                   __builtin_offsetof(struct csp_user, ntrack_cancel) == 60,
+               "struct csp_user: the direct route's line");
+
+/* ---- the process's state (state.c) ----
+ * Hidden: nothing outside the library refers to it, so the compiler
+ * addresses it relative to the code, not through the GOT, and needs no
+ * register for its address (the direct route's leaf functions then keep
+ * no stack frame). */
+extern struct csp_user csp_u __attribute__((visibility("hidden")));
+
+/* Is anything but the direct route's common case to be done (the pump's
+ * work, or several threads)? Two loads: the first 16 bytes of csp_u. */
+static inline int csp_direct_slow(void)
+{
+    uint64_t w0, w1;
+    __builtin_memcpy(&w0, &csp_u.nheld, 8);
+    __builtin_memcpy(&w1, &csp_u.pump_deferred, 8);
+    return (w0 | w1) != 0;
+}
 
 #define CSP_LOCK()                                                                                 \
     do {                                                                                           \
@@ -218,7 +254,13 @@ void csp_poke_progress(void);
 /* ---- communicator table (comm.c) ---- */
 int csp_comm_put(struct csp_comm *c);          /* 0 or -1 */
 struct csp_comm *csp_comm_take(MPI_Comm comm); /* remove from table; caller drops ref */
-void csp_comm_unref(struct csp_comm *c);
+/* Drop a reference to c: the last one frees it (csp_comm_destroy). */
+void csp_comm_destroy(struct csp_comm *c);
+static inline void csp_comm_unref(struct csp_comm *c)
+{
+    if (__builtin_expect(--c->refs <= 0, 0))
+        csp_comm_destroy(c);
+}
 int csp_comm_rank_of(const struct csp_comm *c, int ghost, int off); /* rank or -1 */
 /* The same under the lock (MPI_THREAD_MULTIPLE), for Go (comm.go):
  * remove comm's entry, drop a reference, read an entry's references. */
@@ -237,20 +279,16 @@ static inline size_t csp_comm_hash(MPI_Comm c)
     return x;
 }
 
-/* comm's entry, or NULL: the table, read by every fast-path call. */
+/* comm's entry, or NULL: the table, read by every fast-path call (with
+ * csp_u.lock held under MPI_THREAD_MULTIPLE). The entry of the previous
+ * lookup is checked first (csp_u.ctab_last). */
+struct csp_comm *csp_comm_find(MPI_Comm comm); /* the table itself (comm.c) */
 static inline struct csp_comm *csp_comm_get(MPI_Comm comm)
 {
-    if (csp_u.ctab_used == 0)
-        return NULL;
-    size_t i = csp_comm_hash(comm) & csp_u.ctab_mask;
-    for (;;) {
-        struct csp_comm *v = csp_u.ctab_vals[i];
-        if (!v)
-            return NULL;
-        if (csp_u.ctab_keys[i] == comm)
-            return v;
-        i = (i + 1) & csp_u.ctab_mask;
-    }
+    struct csp_comm *v = csp_u.ctab_last;
+    if (__builtin_expect(v != NULL && v->comm == comm, 1))
+        return v;
+    return csp_comm_find(comm);
 }
 
 /* ---- errors (errors.c) ---- */
@@ -297,12 +335,35 @@ static inline int csp_fam_count(struct csp_fam *f)
     return (int32_t)(n - f->next) >= 0; /* n >= next, modulo 2^32 */
 }
 /* Completion calls on MPICH's requests: PMPI's, plus the end of tracked
- * receives. The _locked forms are for callers holding csp_u.lock. */
-int csp_mpich_wait(MPI_Request *req, MPI_Status *st);
-int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st);
+ * receives. The _locked forms are for callers holding csp_u.lock. The
+ * common ones are PMPI's own call while nothing is tracked (inline: no
+ * stack frame on the way), else the _tracked form. */
+int csp_mpich_wait_tracked(MPI_Request *req, MPI_Status *st);
+int csp_mpich_test_tracked(MPI_Request *req, int *flag, MPI_Status *st);
+int csp_mpich_waitall_tracked(int n, MPI_Request *reqs, MPI_Status *sts);
+int csp_mpich_testall_tracked(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
+static inline int csp_mpich_wait(MPI_Request *req, MPI_Status *st)
+{
+    return csp_u.ntrack ? csp_mpich_wait_tracked(req, st) : PMPI_Wait(req, st);
+}
+static inline int csp_mpich_test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    return csp_u.ntrack ? csp_mpich_test_tracked(req, flag, st) : PMPI_Test(req, flag, st);
+}
+int csp_mpich_waitall_pair(int n, MPI_Request *reqs, MPI_Status *sts); /* n <= 2, one thread, no cancel */
+static inline int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (!csp_u.ntrack)
+        return PMPI_Waitall(n, reqs, sts);
+    if (n <= 2 && (csp_u.ntrack_cancel | (uint32_t)csp_u.multiple) == 0)
+        return csp_mpich_waitall_pair(n, reqs, sts);
+    return csp_mpich_waitall_tracked(n, reqs, sts);
+}
+static inline int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
+{
+    return csp_u.ntrack ? csp_mpich_testall_tracked(n, reqs, flag, sts) : PMPI_Testall(n, reqs, flag, sts);
+}
 int csp_mpich_test_locked(MPI_Request *req, int *flag, MPI_Status *st);
-int csp_mpich_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
-int csp_mpich_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts);
 int csp_mpich_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
 int csp_mpich_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
 int csp_mpich_testany_locked(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st);
@@ -312,22 +373,49 @@ int csp_mpich_testsome_locked(int n, MPI_Request *reqs, int *outcount, int *idx,
 int csp_mpich_request_free(MPI_Request *req);
 int csp_mpich_cancel(MPI_Request *req);
 /* ---- self-profiling (prof.c) ---- */
-uint64_t csp_now_ns(void);
+/* The profile's clock, in ticks: the TSC where the kernel keeps its own
+ * clock on it (csp_u.prof_tsc, set at MPI_Init by route.go), read with
+ * rdtsc (about 10 ns here, against 24 for clock_gettime); else
+ * CLOCK_MONOTONIC in nanoseconds (csp_prof_now_ns). Never 0. */
+uint64_t csp_prof_now_ns(void);
+/* Start the profile's clock (at MPI_Init): the TSC if tsc, else
+ * nanoseconds; reads the pair csp_prof_us converts with. */
+void csp_prof_clock_start(int tsc);
+/* Microseconds in dt ticks of csp_prof_now, at the rate measured since
+ * csp_prof_clock_start (for C-side decisions; route.go converts its own). */
+double csp_prof_us(uint64_t dt);
+static inline uint64_t csp_prof_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(csp_u.prof_tsc != 0, 1))
+        return __builtin_ia32_rdtsc();
+#endif
+    return csp_prof_now_ns();
+}
+/* Add v to a profile counter: plain where one thread calls MPI; calls of
+ * several threads (MPI_THREAD_MULTIPLE) add atomically. */
+static inline void csp_prof_add(uint64_t *ctr, uint64_t v)
+{
+    if (__builtin_expect(csp_u.multiple != 0, 0))
+        __atomic_fetch_add(ctr, v, __ATOMIC_RELAXED);
+    else
+        *ctr += v;
+}
 /* Around an MPI call that may wait: t = csp_prof_begin(); ...;
  * csp_prof_end(t). One test while profiling is off. */
-static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_now_ns() : 0; }
+static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_now() : 0; }
 static inline void csp_prof_end(uint64_t t0)
 {
     if (t0) {
-        __atomic_fetch_add(&csp_u.prof_mpi_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&csp_u.prof_waits, 1, __ATOMIC_RELAXED);
+        csp_prof_add(&csp_u.prof_mpi_t, csp_prof_now() - t0);
+        csp_prof_add(&csp_u.prof_waits, 1);
     }
 }
 static inline void csp_prof_end_coll(uint64_t t0)
 {
     if (t0) {
-        __atomic_fetch_add(&csp_u.prof_coll_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&csp_u.prof_calls, 1, __ATOMIC_RELAXED);
+        csp_prof_add(&csp_u.prof_coll_t, csp_prof_now() - t0);
+        csp_prof_add(&csp_u.prof_calls, 1);
     }
 }
 /* Around an RMA synchronization call (the windows' automatic choice,
@@ -335,16 +423,15 @@ static inline void csp_prof_end_coll(uint64_t t0)
 static inline void csp_prof_end_rma(uint64_t t0)
 {
     if (t0) {
-        __atomic_fetch_add(&csp_u.prof_rma_ns, csp_now_ns() - t0, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&csp_u.prof_calls, 1, __ATOMIC_RELAXED);
+        csp_prof_add(&csp_u.prof_rma_t, csp_prof_now() - t0);
+        csp_prof_add(&csp_u.prof_calls, 1);
     }
 }
-/* A message of count elements of dt was sent on c (lock held). */
-void csp_prof_sent_slow(struct csp_comm *c, int count, MPI_Datatype dt);
-static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
+/* The same for a sleep on the wake word inside such a call. */
+static inline void csp_prof_end_sleep(uint64_t t0)
 {
-    if (__builtin_expect(csp_u.prof != 0, 0) && c)
-        csp_prof_sent_slow(c, count, dt);
+    if (t0)
+        csp_prof_add(&csp_u.prof_sleep_t, csp_prof_now() - t0);
 }
 
 /* ---- posting (post.c) ---- */
@@ -451,16 +538,35 @@ int csp_pack(const void *buf, int count, MPI_Datatype dt, void *out, int outsize
 int csp_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype dt);
 
 /* ---- lending the core to the ghost (coop.c) ---- */
-/* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
- * the core to a ghost that shares it while the ghost has work in flight. */
-int csp_coop_wait(MPI_Request *req, MPI_Status *st);
-int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
 /* PMPI_Probe / PMPI_Mprobe, the same way. */
 int csp_coop_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
 int csp_coop_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
-/* Does the ghost need the core now (it shares ours and has work)? Takes
- * the lock. One load when lending is off. */
-int csp_coop_owed(void);
+/* Does the ghost need the core now (it shares ours and has work: its
+ * published busy count, or cells of ours it has not taken from the ring
+ * yet)? Takes the lock. One load when lending is off. Inline: every
+ * direct wait asks. */
+static inline int csp_coop_owed(void)
+{
+    if (!csp_u.lend || !csp_u.on)
+        return 0;
+    CSP_LOCK();
+    int owed = csp_ghost_busy(csp_u.ghost) || spsc_free(&csp_u.prod) != spsc_capacity(&csp_u.ring);
+    CSP_UNLOCK();
+    return owed;
+}
+/* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
+ * the core to a ghost that shares it while the ghost has work in flight
+ * (the _lending forms, coop.c); else straight to MPICH. */
+int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st);
+int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts);
+static inline int csp_coop_wait(MPI_Request *req, MPI_Status *st)
+{
+    return csp_coop_owed() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
+}
+static inline int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    return csp_coop_owed() ? csp_coop_waitall_lending(n, reqs, sts) : csp_mpich_waitall(n, reqs, sts);
+}
 /* A Test-family call found an offloaded request not done: an application
  * polling in a loop lends the core now and then. */
 void csp_coop_test_miss(void);

@@ -20,7 +20,12 @@
 
 #include <stdlib.h>
 
-static inline int ours(MPI_Request r) { return csp_is_req(r) || csp_is_preq(r); }
+/* Is r one of our handles (an operation's or a persistent request's)?
+ * Their kinds differ in one bit, so one compare answers. */
+_Static_assert((CSP_REQ_KIND & 0xf8000000u) == 0x10000000u && (CSP_PREQ_KIND & 0xf8000000u) == 0x10000000u &&
+                   (CSP_REQ_KIND ^ CSP_PREQ_KIND) == 0x04000000u && CSP_HANDLE_KIND_MASK == 0xfc000000u,
+               "ours(): the two kinds of our request handles");
+static inline int ours(MPI_Request r) { return ((uint32_t)r & 0xf8000000u) == 0x10000000u; }
 
 static inline MPI_Status *status_at(MPI_Status *sts, int i)
 {
@@ -144,13 +149,55 @@ static int wait_first(int n, MPI_Request *reqs, int k)
     return csp_wait_op_also(op, also);
 }
 
-/* Does reqs hold any request of ours? */
-static int any_ours(int n, MPI_Request *reqs)
+/* Does reqs hold any request of ours? Long arrays without an early exit,
+ * so that the loop vectorizes: the direct route's arrays hold none. */
+static inline int any_ours(int n, MPI_Request *reqs)
 {
+    if (n <= 8) {
+        for (int i = 0; i < n; i++)
+            if (ours(reqs[i]))
+                return 1;
+        return 0;
+    }
+    int any = 0;
     for (int i = 0; i < n; i++)
-        if (ours(reqs[i]))
-            return 1;
-    return 0;
+        any |= ours(reqs[i]);
+    return any;
+}
+
+/* Wait for requests none of which is ours: MPICH's, lending the core to
+ * a ghost that has work (coop.c). The common case (one thread, nothing
+ * for the pump, an idle ghost) calls nothing but MPICH (csp_mpich_*): the
+ * callers below then need no stack frame. */
+static __attribute__((noinline)) int wait_theirs(MPI_Request *req, MPI_Status *st)
+{
+    if (csp_u.nheld || csp_u.nfreed_pending) {
+        CSP_LOCK();
+        csp_pump();
+        CSP_UNLOCK();
+    }
+    return csp_coop_wait(req, st);
+}
+
+static __attribute__((noinline)) int waitall_theirs(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (csp_u.nheld || csp_u.nfreed_pending) {
+        CSP_LOCK();
+        csp_pump();
+        CSP_UNLOCK();
+    }
+    return csp_coop_waitall(n, reqs, sts);
+}
+
+/* Is the common case above not given (then the *_theirs forms decide)?
+ * The ghost's work as csp_coop_owed reads it, without the lock (one
+ * thread here): its busy word, or cells of ours it has not taken. */
+static inline int theirs_slow(void)
+{
+    if (csp_direct_slow())
+        return 1;
+    return csp_u.lend && csp_u.on &&
+           (csp_ghost_busy(csp_u.ghost) || __atomic_load_n(csp_u.prod.r.head, __ATOMIC_ACQUIRE) != csp_u.prod.tail);
 }
 
 /* Does reqs hold a request for MPICH (not ours, not null)? When it does
@@ -201,16 +248,8 @@ static void mask_done(struct mask *m, MPI_Request *reqs)
         free(m->reqs);
 }
 
-int csp_wait(MPI_Request *req, MPI_Status *st)
+static __attribute__((noinline)) int wait_ours(MPI_Request *req, MPI_Status *st)
 {
-    if (!ours(*req)) {
-        if (csp_u.nheld || csp_u.nfreed_pending) {
-            CSP_LOCK();
-            csp_pump();
-            CSP_UNLOCK();
-        }
-        return csp_coop_wait(req, st);
-    }
     CSP_LOCK();
     int rc = ours_wait(*req);
     if (rc == MPI_SUCCESS)
@@ -218,6 +257,15 @@ int csp_wait(MPI_Request *req, MPI_Status *st)
     csp_warm_posts();
     CSP_UNLOCK();
     return rc;
+}
+
+int csp_wait(MPI_Request *req, MPI_Status *st)
+{
+    if (ours(*req))
+        return wait_ours(req, st);
+    if (__builtin_expect(theirs_slow(), 0))
+        return wait_theirs(req, st);
+    return csp_mpich_wait(req, st);
 }
 
 int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
@@ -271,16 +319,8 @@ static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc)
     return multi_code(rc, errs);
 }
 
-int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+static __attribute__((noinline)) int waitall_ours(int n, MPI_Request *reqs, MPI_Status *sts)
 {
-    if (!any_ours(n, reqs)) {
-        if (csp_u.nheld || csp_u.nfreed_pending) {
-            CSP_LOCK();
-            csp_pump();
-            CSP_UNLOCK();
-        }
-        return csp_coop_waitall(n, reqs, sts);
-    }
     CSP_LOCK();
     csp_pump();
     int rc = MPI_SUCCESS;
@@ -307,6 +347,15 @@ int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     csp_warm_posts();
     CSP_UNLOCK();
     return rc;
+}
+
+int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
+{
+    if (any_ours(n, reqs))
+        return waitall_ours(n, reqs, sts);
+    if (__builtin_expect(theirs_slow(), 0))
+        return waitall_theirs(n, reqs, sts);
+    return csp_mpich_waitall(n, reqs, sts);
 }
 
 int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
