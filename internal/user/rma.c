@@ -254,6 +254,10 @@ void csp_rma_watch(struct csp_rma_win *w)
     if (want != w->watched) {
         watch(w->block, want);
         w->watched = want;
+        if (want)
+            __atomic_add_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
+        else
+            __atomic_sub_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -544,8 +548,11 @@ void csp_rma_freed(struct csp_rma_win *w, int ok)
         insert(w); /* still a window */
         return;
     }
-    if (w->watched)
+    if (w->watched) {
         watch(w->block, 0);
+        w->watched = 0;
+        __atomic_sub_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
+    }
     heap_free_locked(w->block);
     free_record(w);
 }

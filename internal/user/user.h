@@ -205,6 +205,12 @@ struct csp_user {
     uint64_t prof_bytes;      /* bytes sent on every communicator         */
     uint64_t prof_tick0, prof_ns0; /* the clocks read together at MPI_Init  */
 
+    /* Windows of this process whose lock word its ghost watches
+     * (rma.c: csp_rma_watch). While there are any, every wait goes
+     * through coop.c, which sets the in-MPI word (channel.h) so the
+     * ghost polls those windows often while this user computes nothing. */
+    uint32_t nwatched;
+
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
 };
@@ -555,17 +561,19 @@ static inline int csp_coop_owed(void)
     return owed;
 }
 /* Wait for MPICH's request(s) as PMPI_Wait / PMPI_Waitall would, lending
- * the core to a ghost that shares it while the ghost has work in flight
- * (the _lending forms, coop.c); else straight to MPICH. */
+ * the core to a ghost that shares it while the ghost has work in flight,
+ * and marking the wait in the in-MPI word while the ghost watches a window
+ * of ours (the _lending forms, coop.c); else straight to MPICH. */
 int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st);
 int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts);
 static inline int csp_coop_wait(MPI_Request *req, MPI_Status *st)
 {
-    return csp_coop_owed() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
+    return csp_u.nwatched || csp_coop_owed() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
 }
 static inline int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 {
-    return csp_coop_owed() ? csp_coop_waitall_lending(n, reqs, sts) : csp_mpich_waitall(n, reqs, sts);
+    return csp_u.nwatched || csp_coop_owed() ? csp_coop_waitall_lending(n, reqs, sts)
+                                             : csp_mpich_waitall(n, reqs, sts);
 }
 /* A Test-family call found an offloaded request not done: an application
  * polling in a loop lends the core now and then. */
