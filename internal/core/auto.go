@@ -300,7 +300,10 @@ func (r *runtime) isAuto(h info.Hints) bool {
 
 // autoTarget turns m's summed estimate (net over wall microseconds of
 // the members' time) into a pending switch, or withdraws one the
-// estimate no longer wants.
+// estimate no longer wants. Called only for epochs in which some member
+// sent messages on m: an epoch between two collectives with no traffic
+// (a barrier right after another) is no evidence, and must neither break
+// a streak of votes nor withdraw the switch it earned.
 func (r *runtime) autoTarget(m *commState, net, wall float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

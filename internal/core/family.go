@@ -140,6 +140,7 @@ const (
 	evStuck
 	evNet  // the automatic choice's estimate, microseconds (auto.go)
 	evWall // the epoch's length, microseconds
+	evMsgs // messages the member sent on it in the epoch
 	evFields
 )
 
@@ -178,6 +179,7 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
 			msgs, bytes := user.TakeSentLocked(m.comm)
 			v[evNet] = int64(r.model.net(ep, m.plan.Offloaded(), msgs, bytes, &m.offWait))
 			v[evWall] = int64(ep.wallUS)
+			v[evMsgs] = int64(msgs)
 		}
 	}
 	err := user.SumLocked(comm, in, sums)
@@ -240,7 +242,9 @@ func (r *runtime) decide(m *commState, v []int64, size int64) (bool, error) {
 		return false, nil // some member freed it: it never switches again
 	}
 	if m.auto {
-		r.autoTarget(m, float64(v[evNet]), float64(v[evWall]))
+		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
+			r.autoTarget(m, float64(v[evNet]), float64(v[evWall]))
+		}
 		if m.rank == 0 {
 			r.verbosef(3, "communicator %#x: auto: %v, estimated %+d us over %d us of the members' time", uint32(m.comm.Raw()), m.plan.Algorithm, v[evNet], v[evWall])
 		}
