@@ -14,9 +14,9 @@
  * CLOCK_MONOTONIC nanoseconds. A waiting call reads the clock twice, so
  * the cheaper read matters on the direct route's smallest exchanges:
  * rdtsc about 10 ns against 24 ns for the vDSO's clock_gettime on the
- * development machine. route.go converts ticks to nanoseconds at the rate
- * measured between MPI_Init and each reading (clock_gettime and rdtsc
- * read together), so a reading's error is the skew of that pair (well
+ * development machine. csp_prof_ns_per_tick converts ticks to nanoseconds
+ * (for route.go and rmaauto.c) at the rate measured between MPI_Init and
+ * each reading (clock_gettime and rdtsc read together), so a reading's error is the skew of that pair (well
  * under a microsecond) over the time since MPI_Init, under 0.1% a
  * millisecond after it; rdtsc is not ordered with the call it brackets,
  * which moves each bracket by some tens of cycles either way.
@@ -40,14 +40,14 @@ void csp_prof_clock_start(int tsc)
     csp_u.prof_tick0 = csp_prof_now();
 }
 
-double csp_prof_us(uint64_t dt)
+double csp_prof_ns_per_tick(void)
 {
     if (!csp_u.prof_tsc)
-        return (double)dt / 1e3;
+        return 1.0;
     uint64_t tick = csp_prof_now(), ns = csp_prof_now_ns();
     if (tick <= csp_u.prof_tick0 || ns <= csp_u.prof_ns0)
-        return (double)dt / 1e3; /* too early to know the rate: a guess */
-    return (double)dt * ((double)(ns - csp_u.prof_ns0) / (double)(tick - csp_u.prof_tick0)) / 1e3;
+        return 1.0; /* too early to know the rate: a guess */
+    return (double)(ns - csp_u.prof_ns0) / (double)(tick - csp_u.prof_tick0);
 }
 
 int csp_prof_type_size(MPI_Datatype dt)

@@ -193,8 +193,9 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
     if (au) {
         csp_rma_prof_read(&now);
         int64_t *m = mine + 1 + 3 * (size_t)w->rank;
-        m[0] = (int64_t)csp_prof_us(now.t - w->snap.t);
-        m[1] = (int64_t)csp_prof_us(now.in_t - w->snap.in_t);
+        double us = csp_prof_ns_per_tick() / 1e3; /* microseconds per tick */
+        m[0] = (int64_t)((double)(now.t - w->snap.t) * us);
+        m[1] = (int64_t)((double)(now.in_t - w->snap.in_t) * us);
         m[2] = (int64_t)(now.calls - w->snap.calls);
         for (int t = 0; t < n; t++)
             mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
@@ -256,8 +257,9 @@ void csp_rma_alloc_profile(int64_t out[3])
     csp_rma_prof_read(&now);
     out[0] = out[1] = out[2] = 0;
     if (had) {
-        out[0] = (int64_t)csp_prof_us(now.t - csp_rma.hist.t);
-        out[1] = (int64_t)csp_prof_us(now.in_t - csp_rma.hist.in_t);
+        double us = csp_prof_ns_per_tick() / 1e3; /* microseconds per tick */
+        out[0] = (int64_t)((double)(now.t - csp_rma.hist.t) * us);
+        out[1] = (int64_t)((double)(now.in_t - csp_rma.hist.in_t) * us);
         out[2] = (int64_t)(now.calls - csp_rma.hist.calls);
     }
     csp_rma.hist = now;

@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/casperii/casperii/internal/mpi"
@@ -118,15 +117,12 @@ type Profile struct {
 }
 
 // profClock converts the profile's ticks (prof.c: csp_prof_now) into
-// nanoseconds. With the TSC as the clock, the rate is measured from the
-// pair (ticks, time) read at Start to the pair read at each reading, and
-// each reading converts only what the counters gained since the previous
+// nanoseconds at the rate csp_prof_ns_per_tick measures since MPI_Init.
+// Each reading converts only what the counters gained since the previous
 // one, at the rate of the moment: the totals stay monotone while the
-// rate's error (the skew of a pair over the time since Start) shrinks.
+// rate's error (the skew of a pair over the time since MPI_Init) shrinks.
 var profClock struct {
 	mu            sync.Mutex
-	tick0         uint64
-	t0            time.Time
 	last          [3]uint64 // the raw time counters at the last reading
 	mpi, sl, coll float64   // their totals, nanoseconds
 }
@@ -149,7 +145,6 @@ func startProfileClock() {
 		tsc = 1
 	}
 	C.csp_prof_clock_start(tsc)
-	profClock.tick0, profClock.t0 = uint64(C.csp_prof_now()), time.Now()
 }
 
 // ProfileOn starts or stops the self-profile.
@@ -164,15 +159,11 @@ func ProfileOn(on bool) {
 // ReadProfile returns the process's profile counters.
 func ReadProfile() Profile {
 	u := &C.csp_u
-	tick, now := uint64(C.csp_prof_now()), time.Now()
+	rate := float64(C.csp_prof_ns_per_tick())
 	raw := [3]uint64{uint64(u.prof_mpi_t), uint64(u.prof_sleep_t), uint64(u.prof_coll_t)}
 	pc := &profClock
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	rate := 1.0 // nanoseconds per tick
-	if u.prof_tsc != 0 && tick > pc.tick0 {
-		rate = float64(now.Sub(pc.t0).Nanoseconds()) / float64(tick-pc.tick0)
-	}
 	pc.mpi += float64(raw[0]-pc.last[0]) * rate
 	pc.sl += float64(raw[1]-pc.last[1]) * rate
 	pc.coll += float64(raw[2]-pc.last[2]) * rate

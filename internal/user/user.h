@@ -385,11 +385,12 @@ int csp_mpich_cancel(MPI_Request *req);
  * CLOCK_MONOTONIC in nanoseconds (csp_prof_now_ns). Never 0. */
 uint64_t csp_prof_now_ns(void);
 /* Start the profile's clock (at MPI_Init): the TSC if tsc, else
- * nanoseconds; reads the pair csp_prof_us converts with. */
+ * nanoseconds; reads the pair csp_prof_ns_per_tick measures from. */
 void csp_prof_clock_start(int tsc);
-/* Microseconds in dt ticks of csp_prof_now, at the rate measured since
- * csp_prof_clock_start (for C-side decisions; route.go converts its own). */
-double csp_prof_us(uint64_t dt);
+/* Nanoseconds per tick of csp_prof_now: the rate from the pair read at
+ * csp_prof_clock_start to a pair read now (1 without the TSC). The one
+ * conversion of the profile's ticks, for rmaauto.c and route.go. */
+double csp_prof_ns_per_tick(void);
 static inline uint64_t csp_prof_now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
