@@ -248,18 +248,21 @@ static void watch(void *p, int on)
     CSP_UNLOCK();
 }
 
-void csp_rma_watch(struct csp_rma_win *w)
+/* set_watched makes the ghost watch W's lock word or stop, and keeps
+ * csp_u.nwatched (user.h) the number of this process's watched windows. */
+static void set_watched(struct csp_rma_win *w, int want)
 {
-    int want = !w->direct && w->block;
-    if (want != w->watched) {
-        watch(w->block, want);
-        w->watched = want;
-        if (want)
-            __atomic_add_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
-        else
-            __atomic_sub_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
-    }
+    if (want == w->watched)
+        return;
+    watch(w->block, want);
+    w->watched = want;
+    if (want)
+        __atomic_add_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
+    else
+        __atomic_sub_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
 }
+
+void csp_rma_watch(struct csp_rma_win *w) { set_watched(w, !w->direct && w->block); }
 
 static void insert(struct csp_rma_win *w)
 {
@@ -548,11 +551,7 @@ void csp_rma_freed(struct csp_rma_win *w, int ok)
         insert(w); /* still a window */
         return;
     }
-    if (w->watched) {
-        watch(w->block, 0);
-        w->watched = 0;
-        __atomic_sub_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
-    }
+    set_watched(w, 0);
     heap_free_locked(w->block);
     free_record(w);
 }
