@@ -99,7 +99,7 @@ func TestAutoRoute(t *testing.T) {
 			if how == "env" {
 				env = append(env, "CSP_ASYNC_CONFIG=auto")
 			}
-			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{how, "30"}, Env: env, Preload: true, Timeout: 3 * time.Minute})
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{how, "60"}, Env: env, Preload: true, Timeout: 3 * time.Minute})
 			require.Equal(t, 0, res.ExitCode, res.Output())
 			routes := ParseLines(res.Stdout, "route")
 			require.Len(t, routes, 4*l.Users(), res.Output())
