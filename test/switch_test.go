@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +126,40 @@ func TestAutoRoute(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAutoPhases: phases that alternate at every collective (ip_auto
+// alternate: 8-byte ping-pongs after one MPI_Barrier, 4 MiB exchanges
+// overlapped with sleep after another). The automatic choice learns which
+// route the epochs after each call site want (internal/core/autosite.go)
+// and switches at the barrier that opens each phase: once learned, the
+// ping-pongs run direct and the overlapped exchanges through the ghosts.
+// Without the call sites the votes alternate and it stays direct.
+func TestAutoPhases(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	const rounds, learned = 16, 8 // rounds from learned on are judged
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_auto"), Args: []string{"hint", fmt.Sprint(rounds), "alternate"},
+		Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}, Preload: true, Timeout: 2 * time.Minute})
+	require.Equal(t, 0, res.ExitCode, res.Output())
+	lines := ParseLines(res.Stdout, "alt")
+	require.Len(t, lines, 2*rounds*l.Users(), res.Output())
+	on := map[string]int{}
+	for _, f := range lines {
+		require.True(t, f.Match("ok=1"), "every message: %s", f.Line())
+		if k, _ := f.Int("round"); k < learned {
+			continue
+		}
+		if f["at"] == "pingpong" {
+			require.Equal(t, "0", f["algo"], "ping-pongs run direct once learned: %s\n%s", f.Line(), res.Stderr)
+		} else if f["algo"] == "1" {
+			on[f["rank"]]++
+		}
+	}
+	require.Len(t, on, l.Users(), "overlapped phases through the ghosts:\n%s", res.Output())
+	for r, n := range on {
+		// One verdict against a site silences it until two agree again:
+		// allow one such lapse on a loaded host.
+		require.GreaterOrEqual(t, n, rounds-learned-3, "rank %s: overlapped phases offloaded once learned:\n%s", r, res.Output())
+	}
+	require.Contains(t, res.Stderr, "for the phase this collective's call site opens")
 }

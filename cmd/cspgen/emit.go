@@ -163,7 +163,8 @@ func nonblockingTwin(p *Proto, byName map[string]*Proto) *Proto {
 // emitLending writes a blocking collective, its time counted in the
 // self-profile when that is on (internal/user/prof.c). It first lets the
 // runtime look at the communicator (csp_ip_coll: a pending change of route
-// may be taken there, internal/core/switch.go). Then, in a job whose users lend
+// may be taken there, internal/core/switch.go; the caller's address is the
+// collective's call site, internal/core/autosite.go). Then, in a job whose users lend
 // their cores to their ghosts (csp_u.nbcoll, the same on every user: a
 // blocking collective does not match a nonblocking one), it runs as its
 // nonblocking twin and waits with csp_coop_wait, which lends the core
@@ -175,7 +176,7 @@ func emitLending(b *bytes.Buffer, p, nb *Proto) {
 	b.WriteString("    uint64_t t_ = csp_prof_begin();\n    int rc_ = MPI_SUCCESS;\n")
 	for _, q := range p.Params {
 		if q.ByValueComm() {
-			fmt.Fprintf(b, "    rc_ = csp_ip_coll(CSP_IP_MAP(%s));\n", q.Name)
+			fmt.Fprintf(b, "    rc_ = csp_ip_coll(CSP_IP_MAP(%s), __builtin_return_address(0));\n", q.Name)
 			break
 		}
 	}

@@ -324,6 +324,13 @@ func (r *runtime) autoTarget(m *commState, net, wall float64) {
 	case net > autoTheta*wall:
 		m.onFailures = 0 // offload confirmed itself
 	}
+	m.setAutoTarget(on, want)
+}
+
+// setAutoTarget makes a switch to the route want pending, or withdraws
+// the one pending where want is the route in use (on). Called with r.mu
+// held.
+func (m *commState) setAutoTarget(on, want bool) {
 	if want == on {
 		m.pending = nil // a target it wanted before (it holds no resources of its own)
 		return

@@ -27,7 +27,7 @@ func TestAutoEmptyEpoch(t *testing.T) {
 		v := make([]int64, evFields)
 		v[evPresent], v[evUnmatched] = 2, 1 // not quiescent: no switch is taken
 		v[evNet], v[evWall], v[evMsgs] = net, wall, msgs
-		took, err := r.decide(m, v, 2)
+		took, err := r.decide(m, v, 2, siteKey{})
 		require.NoError(t, err)
 		require.False(t, took)
 	}

@@ -223,7 +223,7 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 // family of its own). A communicator that chooses its route itself starts
 // on the direct route with plan reserved (auto.go).
 func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, rank int, regist, alone bool) error {
-	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now(), offWait: -1, onFailures: 1}
+	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now(), offWait: -1, onFailures: 1, learnLeft: learnWindow}
 	if plan.Offloaded() {
 		st.onPlan = plan
 	}

@@ -110,9 +110,10 @@ func (r *runtime) watchFamily(f *family) {
 
 // CollCheck is called by a blocking collective on a watched communicator
 // at which its family's evaluation is due (the count in C: user.FamCount),
-// before the collective itself, on every member alike. Collective over
-// comm when the evaluation is due.
-func (r *runtime) CollCheck(comm mpi.Comm, _ int) error {
+// before the collective itself, on every member alike; site is the
+// collective's call site in the application (autosite.go). Collective
+// over comm when the evaluation is due.
+func (r *runtime) CollCheck(comm mpi.Comm, _ int, site uintptr) error {
 	if r == nil || r.role != RoleUser {
 		return nil
 	}
@@ -129,7 +130,7 @@ func (r *runtime) CollCheck(comm mpi.Comm, _ int) error {
 	if !due {
 		return nil
 	}
-	return r.evaluate(comm, f)
+	return r.evaluate(comm, f, site)
 }
 
 // Fields of one active member in an evaluation's sum.
@@ -141,13 +142,23 @@ const (
 	evNet  // the automatic choice's estimate, microseconds (auto.go)
 	evWall // the epoch's length, microseconds
 	evMsgs // messages the member sent on it in the epoch
+	// Members whose memory of the phase this collective opens predicts
+	// offload, or the direct route (autosite.go).
+	evPredOn
+	evPredOff
+	// Members whose phases predict opposite routes, and members whose
+	// messages changed size class in a way not seen before (autosite.go):
+	// summed, because the next evaluation's collective must be the same
+	// on every member.
+	evPhased
+	evNewPhase
 	evFields
 )
 
 // evaluate sums, over comm (one of f's communicators), every active
 // member's route counts and automatic-choice estimates, and takes the
-// switches they allow. Collective over comm.
-func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
+// switches they allow. Collective over comm; site is its call site.
+func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 	r.mu.Lock()
 	act := f.act[:0]
 	for _, m := range f.members {
@@ -164,6 +175,9 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
 	in := make([]int64, len(act)*evFields)
 	sums := make([]int64, len(in))
 	ep := r.epoch(f)
+	n := f.count.N()
+	opened := make([]siteKey, len(act)) // the phase each epoch that ends here began
+	keys := make([]siteKey, len(act))   // the phase each epoch that begins here is
 	user.Lock()
 	for i, m := range act {
 		v := in[i*evFields : (i+1)*evFields]
@@ -177,9 +191,23 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
 		v[evPresent], v[evUnmatched], v[evPending], v[evStuck] = 1, c.Unmatched, c.Pending, c.Stuck
 		if m.auto {
 			msgs, bytes := user.TakeSentLocked(m.comm)
-			v[evNet] = int64(r.model.net(ep, m.plan.Offloaded(), msgs, bytes, &m.offWait))
+			opened[i] = m.opened(n)
+			if msgs > 0 && m.noteClass(sizeClass(msgs, bytes)) {
+				v[evNewPhase] = 1
+			}
+			if m.sitesDisagree() {
+				v[evPhased] = 1
+			}
+			keys[i] = siteKey{site: site, prev: m.lastClass}
+			v[evNet] = int64(m.net(r.model, ep, msgs, bytes, opened[i]))
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
+			switch m.predictPhase(keys[i]) {
+			case 1:
+				v[evPredOn] = 1
+			case -1:
+				v[evPredOff] = 1
+			}
 		}
 	}
 	err := user.SumLocked(comm, in, sums)
@@ -191,14 +219,17 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family) error {
 	switched := false
 	for i, m := range act {
 		v := sums[i*evFields : (i+1)*evFields]
-		ok, err := r.decide(m, v, int64(size))
+		ok, err := r.decide(m, v, int64(size), opened[i])
 		if err != nil {
 			return err
 		}
 		switched = switched || ok
+		if m.auto {
+			m.openKey, m.openN = keys[i], n
+		}
 	}
 	r.mu.Lock()
-	f.count.SetNext(f.count.N() + uint32(r.interval(f, act, switched)))
+	f.count.SetNext(n + uint32(r.interval(f, act, switched)))
 	r.mu.Unlock()
 	r.watchFamily(f)
 	return nil
@@ -217,6 +248,9 @@ func (r *runtime) interval(f *family, act []*commState, switched bool) int {
 		if m.onVotes > 0 { // a streak of votes for offload: count them soon
 			f.every = 1
 		}
+		if m.auto && (m.learnLeft > 0 || m.phased) { // phases: every collective may switch (autosite.go)
+			f.every = 1
+		}
 		if m.pending != nil {
 			m.pending.checks++
 			if m.pending.checks < switchDueFirst {
@@ -231,7 +265,9 @@ func (r *runtime) interval(f *family, act []*commState, switched bool) int {
 // decide applies the summed fields v of m (size members): retire a
 // communicator every member freed, let the automatic choice pick a
 // target, and take a pending switch once the old route is quiescent.
-func (r *runtime) decide(m *commState, v []int64, size int64) (bool, error) {
+// opened is the phase of the epoch just ended (autosite.go; the zero
+// key: not known, or the epoch spanned several collectives).
+func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (bool, error) {
 	switch {
 	case v[evPresent] == 0:
 		r.mu.Lock()
@@ -243,6 +279,15 @@ func (r *runtime) decide(m *commState, v []int64, size int64) (bool, error) {
 	}
 	if m.auto {
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
+			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)
+		}
+		m.phased = v[evPhased] > 0
+		switch {
+		case v[evPredOn] == size:
+			r.phaseTarget(m, true)
+		case v[evPredOff] == size:
+			r.phaseTarget(m, false)
+		case v[evMsgs] > 0:
 			r.autoTarget(m, float64(v[evNet]), float64(v[evWall]))
 		}
 		if m.rank == 0 {
@@ -257,7 +302,10 @@ func (r *runtime) decide(m *commState, v []int64, size int64) (bool, error) {
 		return false, nil
 	}
 	where := "at a collective"
-	if m.pending.auto {
+	switch {
+	case m.pending.phase:
+		where = "by the automatic choice, for the phase this collective's call site opens"
+	case m.pending.auto:
 		where = fmt.Sprintf("by the automatic choice (estimated %+.0f us over %.1f ms)", float64(v[evNet]), float64(v[evWall])/1000)
 	}
 	return true, r.takeSwitch(m.comm, m, m.pending, where)

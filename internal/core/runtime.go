@@ -84,6 +84,18 @@ type commState struct {
 	onVotes    int     // evaluations in a row that wanted offload on
 	onFailures int     // offload periods that ended because offload cost more
 	offWait    float64 // this member's wait per message when last off (-1: never)
+	// Phases (autosite.go): what the epochs of each phase wanted, and
+	// when to evaluate every collective to learn them.
+	sites       map[siteKey]*siteMemory
+	siteClock   uint64           // ticks at each use of sites (eviction order)
+	lastVerdict int              // the last nonzero verdict (agreed)
+	lastClass   int8             // sizeClass of the last epoch this member sent in (0: none yet)
+	classSeen   map[[2]int8]bool // size-class transitions this member has seen
+	phased      bool             // some member's recent phases predict opposite routes (agreed)
+	learnLeft   int              // evaluations left that evaluate every collective (agreed)
+	evals       int              // evaluations with messages since the last learning window (agreed)
+	openKey     siteKey          // the phase of the epoch begun at the last evaluation
+	openN       uint32           // the family's collective count then
 	// Its family (family.go): freed here, and freed by every member.
 	fam            *family
 	freed, retired bool

@@ -45,6 +45,7 @@ type pendingSwitch struct {
 	plan   commexpand.Plan
 	regist bool
 	auto   bool // the automatic choice wants it (and may change its mind)
+	phase  bool // for the phase a collective's call site opens (autosite.go)
 	checks int  // evaluations that found the old route busy
 }
 

@@ -155,10 +155,10 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     return csp_ip_raise(c, csp_go_comm_set_info((int)c, (int)info));
 }
 
-CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm)
+CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site)
 {
     int n = csp_route_coll(comm);
-    return n ? csp_ip_raise(comm, csp_go_coll_check((int)comm, n)) : MPI_SUCCESS;
+    return n ? csp_ip_raise(comm, csp_go_coll_check((int)comm, n, (uintptr_t)site)) : MPI_SUCCESS;
 }
 
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)

@@ -71,8 +71,8 @@ func csp_go_comm_set_info(c, inf C.int) C.int {
 }
 
 //export csp_go_coll_check
-func csp_go_coll_check(c, n C.int) C.int {
-	return C.int(codeOf(core.Current().CollCheck(comm(c), int(n))))
+func csp_go_coll_check(c, n C.int, site C.uintptr_t) C.int {
+	return C.int(codeOf(core.Current().CollCheck(comm(c), int(n), uintptr(site))))
 }
 
 //export csp_go_comm_get_info

@@ -128,19 +128,21 @@ extern int csp_go_win_allocate_shared(int64_t size, int64_t disp_unit, int large
 extern uint64_t csp_go_win_freeing(int win);
 extern void csp_go_win_freed(uint64_t token, int ok);
 extern int csp_go_win_stands_in(int win);
-extern int csp_go_coll_check(int comm, int n);
+extern int csp_go_coll_check(int comm, int n, uintptr_t site);
 
 /* ---- collectives (comm.c) ---- */
 
 /* A blocking collective on comm begins (every generated wrapper calls
- * this first): while a change of its route is pending, the runtime may
+ * this first, with its return address: the call site in the application,
+ * by which the automatic choice tells phases apart, internal/core/
+ * autosite.go): while a change of its route is pending, the runtime may
  * take it here (internal/core/switch.go). One test when nothing is
  * pending anywhere. Errors go to comm's error handler. */
-CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm);
-static inline int csp_ip_coll(MPI_Comm comm)
+CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site);
+static inline int csp_ip_coll(MPI_Comm comm, void *site)
 {
     if (__builtin_expect(csp_u.nwatch != 0, 0))
-        return csp_ip_coll_slow(comm);
+        return csp_ip_coll_slow(comm, site);
     return MPI_SUCCESS;
 }
 

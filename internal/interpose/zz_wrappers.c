@@ -76,7 +76,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -98,7 +98,7 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -120,7 +120,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -142,7 +142,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -164,7 +164,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -186,7 +186,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -208,7 +208,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Barrier(CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -230,7 +230,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Bcast(buffer, count, datatype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -252,7 +252,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -274,7 +274,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -296,7 +296,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -428,7 +428,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -450,7 +450,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -472,7 +472,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -494,7 +494,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -516,7 +516,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -538,7 +538,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -560,7 +560,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -577,7 +577,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -604,7 +604,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -626,7 +626,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -648,7 +648,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1025,7 +1025,7 @@ int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1047,7 +1047,7 @@ int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1069,7 +1069,7 @@ int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1091,7 +1091,7 @@ int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1113,7 +1113,7 @@ int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1135,7 +1135,7 @@ int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1157,7 +1157,7 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Bcast_c(buffer, count, datatype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1179,7 +1179,7 @@ int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1201,7 +1201,7 @@ int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1223,7 +1223,7 @@ int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1350,7 +1350,7 @@ int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1372,7 +1372,7 @@ int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1394,7 +1394,7 @@ int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1416,7 +1416,7 @@ int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1438,7 +1438,7 @@ int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1460,7 +1460,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1482,7 +1482,7 @@ int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1499,7 +1499,7 @@ int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1526,7 +1526,7 @@ int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1548,7 +1548,7 @@ int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {
@@ -1570,7 +1570,7 @@ int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
 {
     uint64_t t_ = csp_prof_begin();
     int rc_ = MPI_SUCCESS;
-    rc_ = csp_ip_coll(CSP_IP_MAP(comm));
+    rc_ = csp_ip_coll(CSP_IP_MAP(comm), __builtin_return_address(0));
     if (rc_ == MPI_SUCCESS && !csp_u.nbcoll) {
         rc_ = PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, CSP_IP_MAP(comm));
     } else if (rc_ == MPI_SUCCESS) {

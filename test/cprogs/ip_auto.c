@@ -2,7 +2,7 @@
  * ip_auto: the automatic route choice (async_config=auto,
  * internal/core/auto.go) through phases whose best route differs.
  *
- *   ip_auto <hint|env> <iters>
+ *   ip_auto <hint|env> <iters> [alternate]
  *
  * Two users exchange on a duplicate of MPI_COMM_WORLD (wildcard_used=none,
  * plus async_config=auto with "hint"; with "env" the job sets
@@ -21,6 +21,13 @@
  * Every message is checked. Output per phase and rank: "route rank=<r>
  * at=<phase> algo=<n> ok=<0|1>" (algo: csp_test_comm_algo, 0 off, -1
  * without the library).
+ *
+ * With "alternate", phases that alternate at every collective instead
+ * (internal/core/autosite.go): <iters> rounds of an MPI_Barrier, 8-byte
+ * ping-pongs (20 exchanges, no collective), another MPI_Barrier (a call
+ * site of its own), 2 exchanges of 4 MiB each overlapped with 3 ms of
+ * nanosleep. Output per round and rank, at the end of each phase:
+ * "alt rank=<r> round=<i> at=<pingpong|sleep> algo=<n> ok=<0|1>".
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -72,6 +79,49 @@ static int phase(const char *name, int iters, long n, int kind /* 0 none, 1 slee
     return ok;
 }
 
+/* exchange runs one exchange of n words, iteration it, compute kind as
+ * phase's; returns whether every word arrived right. */
+static int exchange(uint64_t *s, uint64_t *r, long n, int it, int kind)
+{
+    for (long i = 0; i < n; i++)
+        s[i] = (uint64_t)it << 40 ^ (uint64_t)rank << 32 ^ (uint64_t)i;
+    MPI_Request q[2];
+    MPI_Irecv(r, (int)n, MPI_UINT64_T, peer, 6, comm, &q[0]);
+    MPI_Isend(s, (int)n, MPI_UINT64_T, peer, 6, comm, &q[1]);
+    if (kind)
+        compute(kind == 2, 3000);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    int ok = 1;
+    for (long i = 0; i < n; i++)
+        ok &= r[i] == ((uint64_t)it << 40 ^ (uint64_t)peer << 32 ^ (uint64_t)i);
+    return ok;
+}
+
+static int alternate(int rounds)
+{
+    long n = 512 * 1024;
+    uint64_t *s = malloc(n * sizeof(uint64_t)), *r = malloc(n * sizeof(uint64_t));
+    int all = 1;
+    for (int k = 0; k < rounds; k++) {
+        int ok = 1;
+        MPI_Barrier(MPI_COMM_WORLD); /* opens the ping-pongs */
+        for (int it = 0; it < 20; it++)
+            ok &= exchange(s, r, 1, k * 100 + it, 0);
+        printf("alt rank=%d round=%d at=pingpong algo=%d ok=%d\n", rank, k, algo_hook ? algo_hook(comm) : -1, ok);
+        all &= ok;
+        ok = 1;
+        MPI_Barrier(MPI_COMM_WORLD); /* opens the overlapped exchanges */
+        for (int it = 0; it < 2; it++)
+            ok &= exchange(s, r, n, k * 100 + 50 + it, 1);
+        printf("alt rank=%d round=%d at=sleep algo=%d ok=%d\n", rank, k, algo_hook ? algo_hook(comm) : -1, ok);
+        fflush(stdout);
+        all &= ok;
+    }
+    free(s);
+    free(r);
+    return all;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -90,6 +140,12 @@ int main(int argc, char **argv)
         MPI_Info_set(info, "async_config", "auto");
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
     MPI_Info_free(&info);
+    if (argc > 3 && strcmp(argv[3], "alternate") == 0) {
+        alternate(iters);
+        MPI_Comm_free(&comm);
+        MPI_Finalize();
+        return 0;
+    }
     phase("pingpong1", 20 * iters, 1, 0);
     phase("sleep", iters, 512 * 1024, 1);
     phase("pingpong2", 20 * iters, 1, 0);

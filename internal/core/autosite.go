@@ -1,0 +1,303 @@
+package core
+
+import "math/bits"
+
+// Phases: the automatic choice remembers which route the epochs after
+// each collective wanted, keyed by the collective's call site and the
+// size of the messages of the phase before it.
+//
+// Applications alternate phases, each opened by collectives: a
+// latency-bound exchange, then an exchange overlapped with compute
+// (osubench's overlap loop and phases benchmark, a solver's halo step then
+// its reductions). The members' estimate (auto.go) judges the epoch that
+// just ended, which is the phase that comes next only where phases are
+// long; where they alternate at every few collectives the votes alternate
+// too, no streak ever earns a switch, and each switch "fails" in the next
+// phase and backs the choice off. What follows a collective, though, is
+// what followed it last time in the same context, as a branch's address
+// and the branches before it predict its direction (a global-history
+// predictor): the key is the collective's call site (its return address)
+// and the size class of the messages this member sent in the last epoch
+// that carried any. The site alone does not tell phases apart that a
+// helper opens with the same barrier (osubench's phases does); the
+// history does: the small-message phase follows the large exchanges, the
+// overlapped one the small messages. (The previous phase's verdict would
+// be history too, but it depends on the route and on the estimate, and a
+// verdict near the threshold made the phases' keys collide.)
+//
+// So each member keeps, per communicator, the verdicts of the
+// one-collective epochs each key opened, learned from the members' agreed
+// sums, and the direct route's wait per message in them. At an evaluation
+// a key whose last two verdicts agree predicts the route of the epoch it
+// opens, and where every member predicts the same route the communicator
+// switches to it at once, no streak needed: the two agreeing verdicts are
+// the hysteresis, and a verdict against the key silences it until two
+// agree again. Addresses differ between processes (ASLR); the members'
+// predictions are summed with the rest, so a switch needs all of them,
+// each by its own keys.
+//
+// Verdicts come only from epochs one collective long (the communicator's
+// evaluation before was at the family's previous collective), so that an
+// epoch is the phase its key opened. Evaluations are that frequent after
+// a switch and while a streak of votes or a switch is pending (interval);
+// while a communicator's keys disagree (some predict offload, some the
+// direct route) every collective of its family is evaluated, at one
+// Allreduce of a few words each; and for learnWindow evaluations after
+// the verdicts turned from one route to the other, and every
+// relearnEvery evaluations otherwise, so that phases are found even where
+// long epochs mix them into one verdict.
+
+// siteKey is a phase: the call site of the collective that opens it and
+// the size class of the messages before it.
+type siteKey struct {
+	site uintptr
+	prev int8
+}
+
+// sizeClass is the class of an epoch's messages, msgs > 0 of bytes in
+// all: 1 + the bit length of their mean size (1: empty messages, 2: 1
+// byte, ... 22: 1-2 MiB).
+func sizeClass(msgs, bytes uint64) int8 {
+	return int8(1 + bits.Len64(bytes/msgs))
+}
+
+// siteSlots bounds the phases remembered per communicator; a new one
+// then replaces the one used longest ago.
+const siteSlots = 128
+
+// siteMemory is what the epochs of one phase wanted.
+type siteMemory struct {
+	verdict int // +1: offload won, -1: the direct route won, 0: neither by autoTheta
+	agree   int // verdicts in a row equal to verdict
+	// failures: epochs of this phase run offloaded that turned out worse
+	// than direct since the last that did not. The estimate made while
+	// direct can promise what offload then does not deliver (compute on
+	// the CPU the model took for idle time); each failure doubles the
+	// verdicts in a row needed before the phase is offloaded again, as
+	// the streak of auto.go does, so the choice cannot flap.
+	failures int
+	// The direct route's wait per message in the last such epoch it ran
+	// (-1: none): what offload saves in this phase, which the
+	// communicator's last direct epoch (another phase, other sizes) does
+	// not tell.
+	offWait float64
+	used    uint64 // m.siteClock when last learned or made
+}
+
+// verdictOf turns the members' summed estimate into a verdict.
+func verdictOf(net, wall float64) int {
+	switch {
+	case net > autoTheta*wall:
+		return 1
+	case net < -autoTheta*wall:
+		return -1
+	}
+	return 0
+}
+
+// opened returns the phase of the epoch that ends at the family's
+// collective n: the key of m's previous evaluation if that was at
+// collective n-1, else the zero key (not known).
+func (m *commState) opened(n uint32) siteKey {
+	if m.openN+1 != n {
+		return siteKey{}
+	}
+	return m.openKey
+}
+
+// site returns m's memory of phase k, made (in place of the one used
+// longest ago if there is no room) unless k is the zero key.
+func (m *commState) site(k siteKey) *siteMemory {
+	if k.site == 0 {
+		return nil
+	}
+	m.siteClock++
+	s := m.sites[k]
+	if s == nil {
+		if m.sites == nil {
+			m.sites = make(map[siteKey]*siteMemory)
+		}
+		if len(m.sites) >= siteSlots {
+			var old siteKey
+			oldest := ^uint64(0)
+			for k2, s2 := range m.sites {
+				if s2.used < oldest {
+					old, oldest = k2, s2.used
+				}
+			}
+			delete(m.sites, old)
+		}
+		s = &siteMemory{offWait: -1}
+		m.sites[k] = s
+	}
+	s.used = m.siteClock
+	return s
+}
+
+// net is the model's estimate for m over the epoch e (auto.go), with
+// the memory of the direct route of phase opened where there is one.
+func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) float64 {
+	if msgs == 0 {
+		return 0 // no evidence (md.net), and no phase to remember
+	}
+	s := m.site(opened)
+	w := m.offWait
+	if s != nil && s.offWait >= 0 {
+		w = s.offWait
+	}
+	net := md.net(e, m.plan.Offloaded(), msgs, bytes, &w)
+	if !m.plan.Offloaded() && msgs > 0 {
+		m.offWait = w
+		if s != nil {
+			s.offWait = w
+		}
+	}
+	return net
+}
+
+// learnSite records the verdict of an epoch of phase k, run offloaded
+// (on) or direct.
+func (m *commState) learnSite(k siteKey, verdict int, on bool) {
+	s := m.site(k)
+	if s == nil {
+		return
+	}
+	switch {
+	case on && verdict < 0:
+		s.failures++
+	case on && verdict > 0:
+		s.failures = 0
+	}
+	if s.agree > 0 && s.verdict == verdict {
+		s.agree++
+		return
+	}
+	s.verdict, s.agree = verdict, 1
+}
+
+// predictSite returns the route phase k is expected to want: +1
+// offload, -1 direct, 0 no prediction (unknown, verdicts that disagree,
+// or a draw).
+func (m *commState) predictSite(k siteKey) int {
+	s := m.sites[k]
+	switch {
+	case s == nil || s.agree < 2:
+		return 0
+	case s.verdict > 0 && s.agree < 2<<min(s.failures, 4):
+		return 0 // offloading it failed: more verdicts first
+	}
+	return s.verdict
+}
+
+// predictPhase returns the route the epoch of phase k is expected to
+// want: its own memory's prediction if k was seen, else that of the
+// phases opened at the same call site after messages up to 4 times
+// smaller or larger (a size sweep, sizes that vary from step to step)
+// where those that predict agree.
+func (m *commState) predictPhase(k siteKey) int {
+	if m.sites[k] != nil {
+		return m.predictSite(k)
+	}
+	p := 0
+	for d := int8(-2); d <= 2; d++ {
+		q := 0
+		if d != 0 && k.prev+d > 0 {
+			q = m.predictSite(siteKey{site: k.site, prev: k.prev + d})
+		}
+		switch {
+		case q == 0:
+		case p != 0 && q != p:
+			return 0
+		default:
+			p = q
+		}
+	}
+	return p
+}
+
+// sitesDisagree reports whether m has phases predicting opposite routes:
+// they alternate, and each collective is a point to switch at. This
+// member's view only (its keys are its own): evaluate sums it (phased).
+func (m *commState) sitesDisagree() bool {
+	on, off := false, false
+	for k, s := range m.sites {
+		if m.siteClock-s.used > phaseRecent {
+			continue // a phase of the past
+		}
+		if m.predictSite(k) != 0 {
+			on = on || s.verdict > 0
+			off = off || s.verdict < 0
+		}
+	}
+	return on && off
+}
+
+// noteClass records the size class c of this member's messages in an
+// epoch and reports whether it follows the previous class in a way not
+// seen before (a new phase, or new sizes: worth a learning window).
+func (m *commState) noteClass(c int8) bool {
+	prev := m.lastClass
+	m.lastClass = c
+	if prev == 0 || prev == c {
+		return false
+	}
+	t := [2]int8{prev, c}
+	if m.classSeen[t] || len(m.classSeen) >= siteSlots {
+		return false
+	}
+	if m.classSeen == nil {
+		m.classSeen = make(map[[2]int8]bool)
+	}
+	m.classSeen[t] = true
+	return true
+}
+
+// phaseRecent: phases used this many evaluations ago or more no longer
+// keep every collective evaluated (sitesDisagree).
+const phaseRecent = 64
+
+// learnWindow is how many evaluations in a row every collective is
+// evaluated to learn phases: long enough to see each of a few
+// alternating phases twice.
+const learnWindow = 16
+
+// relearnEvery: evaluations with messages between two learning windows
+// while nothing suggests phases (at autoEveryMax collectives apart, one
+// collective in 32 evaluated more).
+const relearnEvery = 16
+
+// learnPhase records the verdict of the epoch just ended, of phase k
+// (the zero key: unknown), for communicator m; newPhase: some member's
+// messages changed size in a way not seen before. Everything it changes
+// that decides when the next evaluation comes is agreed (the summed
+// verdict and newPhase).
+func (r *runtime) learnPhase(m *commState, k siteKey, verdict int, newPhase bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m.learnSite(k, verdict, m.plan.Offloaded())
+	switch {
+	case newPhase, verdict != 0 && m.lastVerdict != 0 && verdict != m.lastVerdict:
+		m.learnLeft = learnWindow // new sizes, or the verdicts turned: learn the phases
+	case m.learnLeft > 0:
+		m.learnLeft--
+	default:
+		m.evals++
+		if m.evals >= relearnEvery {
+			m.learnLeft, m.evals = learnWindow, 0
+		}
+	}
+	if verdict != 0 {
+		m.lastVerdict = verdict
+	}
+}
+
+// phaseTarget makes the route every member's memory of this phase
+// predicts the communicator's, from this collective on.
+func (r *runtime) phaseTarget(m *commState, want bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m.setAutoTarget(m.plan.Offloaded(), want)
+	if m.pending != nil {
+		m.pending.phase = true
+	}
+}

@@ -1,0 +1,150 @@
+package core
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/casperii/casperii/commexpand"
+	"github.com/casperii/casperii/info"
+)
+
+// TestSiteMemory: a call site predicts a route only after two verdicts in
+// a row agree, and a verdict against it silences it until two agree again.
+func TestSiteMemory(t *testing.T) {
+	m := &commState{}
+	a, b := siteKey{site: 0x1000}, siteKey{site: 0x2000, prev: -1}
+	require.Equal(t, 0, m.predictSite(a), "unknown site")
+	m.learnSite(a, 1, false)
+	require.Equal(t, 0, m.predictSite(a), "one verdict is no prediction")
+	m.learnSite(a, 1, false)
+	require.Equal(t, 1, m.predictSite(a))
+	m.learnSite(a, -1, false)
+	require.Equal(t, 0, m.predictSite(a), "a verdict against it")
+	m.learnSite(a, -1, false)
+	require.Equal(t, -1, m.predictSite(a))
+	m.learnSite(a, 0, false)
+	m.learnSite(a, 0, false)
+	require.Equal(t, 0, m.predictSite(a), "draws predict nothing")
+
+	require.False(t, m.sitesDisagree())
+	m.learnSite(a, 1, false)
+	m.learnSite(a, 1, false)
+	m.learnSite(b, -1, false)
+	require.False(t, m.sitesDisagree(), "b has one verdict")
+	m.learnSite(b, -1, false)
+	require.True(t, m.sitesDisagree())
+	for i := 0; i <= phaseRecent; i++ {
+		m.site(a) // only a is used
+	}
+	require.False(t, m.sitesDisagree(), "b is a phase of the past")
+	m.learnSite(b, -1, false)
+	require.True(t, m.sitesDisagree())
+
+	m.learnSite(siteKey{}, 1, false) // no site: nothing learned
+	require.Len(t, m.sites, 2)
+	for i := 0; i < 2*siteSlots; i++ {
+		m.learnSite(siteKey{site: uintptr(0x10000 + i)}, 1, false)
+	}
+	require.Len(t, m.sites, siteSlots, "bounded")
+	require.NotContains(t, m.sites, a, "the oldest made room")
+	last := siteKey{site: uintptr(0x10000 + 2*siteSlots - 1)}
+	require.Equal(t, 1, m.sites[last].agree, "the newest kept")
+
+	// Offloaded epochs of a phase that lose double the verdicts needed
+	// before it is offloaded again; one that wins resets them.
+	c := siteKey{site: 0x3000, prev: 10}
+	m = &commState{}
+	m.learnSite(c, 1, false)
+	m.learnSite(c, 1, false)
+	require.Equal(t, 1, m.predictSite(c))
+	m.learnSite(c, -1, true) // offloaded, and worse
+	for i := 0; i < 3; i++ {
+		m.learnSite(c, 1, false)
+	}
+	require.Equal(t, 0, m.predictSite(c), "3 verdicts after a failure are not enough")
+	m.learnSite(c, 1, false)
+	require.Equal(t, 1, m.predictSite(c), "4 are")
+	// A phase not seen yet takes the prediction of the same site after
+	// messages up to 4 times smaller or larger, where those agree.
+	require.Equal(t, 1, m.predictPhase(siteKey{site: c.site, prev: c.prev + 2}))
+	require.Equal(t, 0, m.predictPhase(siteKey{site: c.site, prev: c.prev + 3}), "too far")
+	require.Equal(t, 0, m.predictPhase(siteKey{site: c.site + 1, prev: c.prev}), "another site")
+	d := siteKey{site: c.site, prev: c.prev + 4}
+	m.learnSite(d, -1, false)
+	m.learnSite(d, -1, false)
+	require.Equal(t, 0, m.predictPhase(siteKey{site: c.site, prev: c.prev + 2}), "neighbours disagree")
+	m.learnSite(c, 1, true) // offloaded, and better
+	m.learnSite(c, -1, false)
+	m.learnSite(c, 1, false)
+	m.learnSite(c, 1, false)
+	require.Equal(t, 1, m.predictSite(c), "a success forgets the failures")
+}
+
+// TestPhaseDecision drives decide through alternating phases: the sites'
+// predictions, summed over the members, switch the communicator at the
+// collective that opens each phase, with no streak of votes and no
+// failure backoff; a prediction only some members make switches nothing.
+func TestPhaseDecision(t *testing.T) {
+	r := &runtime{}
+	m := &commState{
+		auto:       true,
+		plan:       commexpand.Plan{Algorithm: info.NoOffload},
+		onPlan:     commexpand.Plan{Algorithm: info.TagEncoding},
+		onFailures: 4, // offload failed often: a streak would need 16 votes
+	}
+	ev := func(opened siteKey, net, msgs, predOn, predOff int64) {
+		t.Helper()
+		v := make([]int64, evFields)
+		v[evPresent], v[evUnmatched] = 2, 1 // not quiescent: no switch is taken
+		v[evNet], v[evWall], v[evMsgs] = net, 10000, msgs
+		v[evPredOn], v[evPredOff] = predOn, predOff
+		took, err := r.decide(m, v, 2, opened)
+		require.NoError(t, err)
+		require.False(t, took)
+	}
+	// The ping-pong phase and the overlapped one, opened by one barrier
+	// (a helper's) and told apart by the messages before each.
+	pp, ov := siteKey{site: 0x100, prev: sizeClass(10, 40<<20)}, siteKey{site: 0x100, prev: sizeClass(10, 80)}
+	require.NotEqual(t, pp, ov)
+	for i := 0; i < 2; i++ {
+		ev(pp, -2000, 40, 0, 0) // the ping-pong phase: offload loses
+		ev(ov, 3000, 40, 0, 0)  // the overlapped phase: it wins
+	}
+	require.Equal(t, -1, m.predictSite(pp))
+	require.Equal(t, 1, m.predictSite(ov))
+	require.True(t, m.sitesDisagree())
+	require.Nil(t, m.pending, "votes alone earn nothing after failures")
+
+	ev(siteKey{}, 0, 0, 2, 0) // every member predicts offload for the phase opening now
+	require.NotNil(t, m.pending)
+	require.Equal(t, info.TagEncoding, m.pending.plan.Algorithm)
+	require.True(t, m.pending.phase)
+	ev(siteKey{}, 0, 0, 0, 2) // and the direct route for the next: withdrawn (still off)
+	require.Nil(t, m.pending)
+	ev(siteKey{}, 0, 0, 1, 0) // one member only: no switch
+	require.Nil(t, m.pending)
+	require.Equal(t, 4, m.onFailures, "phase switches leave the backoff alone")
+
+	// Verdicts that turn from one route to the other start a window in
+	// which every collective is evaluated.
+	m2 := &commState{auto: true, plan: commexpand.Plan{Algorithm: info.NoOffload}}
+	r.learnPhase(m2, siteKey{}, 1, false)
+	require.Zero(t, m2.learnLeft)
+	r.learnPhase(m2, siteKey{}, -1, false)
+	require.Equal(t, learnWindow, m2.learnLeft)
+	r.learnPhase(m2, siteKey{}, 0, false)
+	require.Equal(t, learnWindow-1, m2.learnLeft)
+	m2.learnLeft = 0
+	r.learnPhase(m2, siteKey{}, 0, true) // some member saw new sizes
+	require.Equal(t, learnWindow, m2.learnLeft)
+
+	// New size transitions are reported once each.
+	m3 := &commState{}
+	require.False(t, m3.noteClass(3), "the first class follows nothing")
+	require.False(t, m3.noteClass(3))
+	require.True(t, m3.noteClass(20))
+	require.True(t, m3.noteClass(3))
+	require.False(t, m3.noteClass(20), "seen")
+	require.False(t, m3.noteClass(3), "seen")
+}
