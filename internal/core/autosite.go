@@ -72,9 +72,11 @@ type siteMemory struct {
 	// failures: epochs of this phase run offloaded that turned out worse
 	// than direct since the last that did not. The estimate made while
 	// direct can promise what offload then does not deliver (compute on
-	// the CPU the model took for idle time); each failure doubles the
-	// verdicts in a row needed before the phase is offloaded again, as
-	// the streak of auto.go does, so the choice cannot flap.
+	// the CPU the model took for idle time, a server polling MPI_Iprobe);
+	// each failure doubles the verdicts in a row needed before the phase
+	// is offloaded again, and so does each of the communicator's own
+	// (auto.go's onFailures beyond the first), which a phase never seen
+	// (new sizes) starts with: the choice cannot flap.
 	failures int
 	// The direct route's wait per message in the last such epoch it ran
 	// (-1: none): what offload saves in this phase, which the
@@ -183,8 +185,8 @@ func (m *commState) predictSite(k siteKey) int {
 	switch {
 	case s == nil || s.agree < 2:
 		return 0
-	case s.verdict > 0 && s.agree < 2<<min(s.failures, 4):
-		return 0 // offloading it failed: more verdicts first
+	case s.verdict > 0 && s.agree < 2<<min(s.failures+max(0, m.onFailures-1), 4):
+		return 0 // offloading it (or the communicator) failed: more verdicts first
 	}
 	return s.verdict
 }

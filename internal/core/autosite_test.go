@@ -79,6 +79,14 @@ func TestSiteMemory(t *testing.T) {
 	m.learnSite(c, 1, false)
 	m.learnSite(c, 1, false)
 	require.Equal(t, 1, m.predictSite(c), "a success forgets the failures")
+
+	// The communicator's failures count for every phase, new ones too.
+	m.onFailures = 3 // two beyond the first: 8 verdicts in a row
+	require.Equal(t, 0, m.predictSite(c))
+	for i := 0; i < 6; i++ {
+		m.learnSite(c, 1, false)
+	}
+	require.Equal(t, 1, m.predictSite(c))
 }
 
 // TestPhaseDecision drives decide through alternating phases: the sites'
@@ -91,7 +99,7 @@ func TestPhaseDecision(t *testing.T) {
 		auto:       true,
 		plan:       commexpand.Plan{Algorithm: info.NoOffload},
 		onPlan:     commexpand.Plan{Algorithm: info.TagEncoding},
-		onFailures: 4, // offload failed often: a streak would need 16 votes
+		onFailures: 1, // a streak needs 2 votes in a row, which alternating phases never give
 	}
 	ev := func(opened siteKey, net, msgs, predOn, predOff int64) {
 		t.Helper()
@@ -114,7 +122,7 @@ func TestPhaseDecision(t *testing.T) {
 	require.Equal(t, -1, m.predictSite(pp))
 	require.Equal(t, 1, m.predictSite(ov))
 	require.True(t, m.sitesDisagree())
-	require.Nil(t, m.pending, "votes alone earn nothing after failures")
+	require.Nil(t, m.pending, "alternating votes earn nothing")
 
 	ev(siteKey{}, 0, 0, 2, 0) // every member predicts offload for the phase opening now
 	require.NotNil(t, m.pending)
@@ -124,7 +132,7 @@ func TestPhaseDecision(t *testing.T) {
 	require.Nil(t, m.pending)
 	ev(siteKey{}, 0, 0, 1, 0) // one member only: no switch
 	require.Nil(t, m.pending)
-	require.Equal(t, 4, m.onFailures, "phase switches leave the backoff alone")
+	require.Equal(t, 1, m.onFailures, "phase switches leave the backoff alone")
 
 	// Verdicts that turn from one route to the other start a window in
 	// which every collective is evaluated.
