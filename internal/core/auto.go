@@ -254,8 +254,14 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64) floa
 		moved = math.Min(1, ghost/(n*o))
 	}
 	stall := 0.0
+	gainable := direct
 	if float64(bytes)/n >= stallMinBytes {
 		stall = direct - stallFactor*n*d
+	} else {
+		// An eager message needs no progress at its receiver: a wait
+		// beyond its transfer is a late peer (a server that answers
+		// between slices of compute), which no ghost makes sooner.
+		gainable = math.Min(direct, n*d)
 	}
 	// Where users outnumber cores, a direct wait spins on a core that the
 	// peer it waits for may need: a wait of scheduler time slices, at any
@@ -263,7 +269,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64) floa
 	if m.usersOversub {
 		stall = math.Max(stall, direct-n*math.Max(stallFactor*d, spinStallUS))
 	}
-	return math.Max(direct*moved, stall) - cost
+	return math.Max(gainable*moved, stall) - cost
 }
 
 // spinStallUS: on a host with more users than cores, a direct wait longer

@@ -39,6 +39,7 @@ func TestAutoEstimate(t *testing.T) {
 		{"1 MiB touched, compute on the CPU: a wait of 2.7 transfers is no stall", shared, epoch{wallUS: 580, mpiUS: 234, cpuUS: 580, waits: 1}, false, mib, -1},
 		{"halo of 64 KiB, compute on the CPU, waits of 200 transfers: a stall", shared, epoch{wallUS: 7800, mpiUS: 7500, cpuUS: 7800, waits: 1}, false, 4 * 65536, +1},
 		{"halo of 1 KiB, compute on the CPU, a core per user: a late peer", shared, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 4000, waits: 1}, false, 4 * 1024, -1},
+		{"8 B requests to a server that answers between slices of sleep: a late peer", shared, epoch{wallUS: 1000, mpiUS: 400, cpuUS: 100, waits: 1}, false, 8, -1},
 		{"halo of 1 KiB, compute on the CPU, more users than cores: a wait for the core", crowded, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 2000, queueUS: 2000, waits: 1}, false, 4 * 1024, +1},
 	} {
 		mem := -1.0
