@@ -137,7 +137,7 @@ func TestAutoRoute(t *testing.T) {
 // Without the call sites the votes alternate and it stays direct.
 func TestAutoPhases(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
-	const rounds, learned = 16, 8 // rounds from learned on are judged
+	const rounds, learned = 24, 8 // rounds from learned on are judged
 	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_auto"), Args: []string{"hint", fmt.Sprint(rounds), "alternate"},
 		Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}, Preload: true, Timeout: 2 * time.Minute})
 	require.Equal(t, 0, res.ExitCode, res.Output())
@@ -157,9 +157,11 @@ func TestAutoPhases(t *testing.T) {
 	}
 	require.Len(t, on, l.Users(), "overlapped phases through the ghosts:\n%s", res.Output())
 	for r, n := range on {
-		// One verdict against a site silences it until two agree again:
-		// allow one such lapse on a loaded host.
-		require.GreaterOrEqual(t, n, rounds-learned-3, "rank %s: overlapped phases offloaded once learned:\n%s", r, res.Output())
+		// A verdict against a phase silences it until more agree again
+		// (twice as many after each failure): on a loaded host (CI) a
+		// few such lapses cost a few rounds each. Without phases none of
+		// them is offloaded.
+		require.GreaterOrEqual(t, n, (rounds-learned)*3/8, "rank %s: overlapped phases offloaded once learned:\n%s", r, res.Output())
 	}
 	require.Contains(t, res.Stderr, "for the phase this collective's call site opens")
 }
