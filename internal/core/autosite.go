@@ -43,9 +43,10 @@ import "math/bits"
 // while a communicator's keys disagree (some predict offload, some the
 // direct route) every collective of its family is evaluated, at one
 // Allreduce of a few words each; and for learnWindow evaluations after
-// the verdicts turned from one route to the other, and every
-// relearnEvery evaluations otherwise, so that phases are found even where
-// long epochs mix them into one verdict.
+// the verdicts turned from one route to the other or the messages changed
+// size in a way not seen before, and every relearnEvery evaluations
+// otherwise, so that phases are found even where long epochs mix them
+// into one verdict.
 
 // siteKey is a phase: the call site of the collective that opens it and
 // the size class of the messages before it.
@@ -148,7 +149,7 @@ func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) 
 		w = s.offWait
 	}
 	net := md.net(e, m.plan.Offloaded(), msgs, bytes, &w)
-	if !m.plan.Offloaded() && msgs > 0 {
+	if !m.plan.Offloaded() {
 		m.offWait = w
 		if s != nil {
 			s.offWait = w
@@ -180,8 +181,10 @@ func (m *commState) learnSite(k siteKey, verdict int, on bool) {
 // predictSite returns the route phase k is expected to want: +1
 // offload, -1 direct, 0 no prediction (unknown, verdicts that disagree,
 // or a draw).
-func (m *commState) predictSite(k siteKey) int {
-	s := m.sites[k]
+func (m *commState) predictSite(k siteKey) int { return m.predicts(m.sites[k]) }
+
+// predicts is predictSite for the memory s of a phase (nil: unknown).
+func (m *commState) predicts(s *siteMemory) int {
 	switch {
 	case s == nil || s.agree < 2:
 		return 0
@@ -222,13 +225,15 @@ func (m *commState) predictPhase(k siteKey) int {
 // member's view only (its keys are its own): evaluate sums it (phased).
 func (m *commState) sitesDisagree() bool {
 	on, off := false, false
-	for k, s := range m.sites {
+	for _, s := range m.sites {
 		if m.siteClock-s.used > phaseRecent {
 			continue // a phase of the past
 		}
-		if m.predictSite(k) != 0 {
-			on = on || s.verdict > 0
-			off = off || s.verdict < 0
+		switch m.predicts(s) {
+		case 1:
+			on = true
+		case -1:
+			off = true
 		}
 	}
 	return on && off

@@ -16,10 +16,11 @@
  * rdtsc about 10 ns against 24 ns for the vDSO's clock_gettime on the
  * development machine. csp_prof_ns_per_tick converts ticks to nanoseconds
  * (for route.go and rmaauto.c) at the rate measured between MPI_Init and
- * each reading (clock_gettime and rdtsc read together), so a reading's error is the skew of that pair (well
- * under a microsecond) over the time since MPI_Init, under 0.1% a
- * millisecond after it; rdtsc is not ordered with the call it brackets,
- * which moves each bracket by some tens of cycles either way.
+ * each reading (clock_gettime and rdtsc read together), so a reading's
+ * error is the skew of that pair (well under a microsecond) over the time
+ * since MPI_Init, under 0.1% a millisecond after it; rdtsc is not ordered
+ * with the call it brackets, which moves each bracket by some tens of
+ * cycles either way.
  */
 #include "user.h"
 #include "route.h"

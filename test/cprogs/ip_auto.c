@@ -55,45 +55,37 @@ static void compute(int busy, long us)
         x = x * 1.0000001 + 1e-9;
 }
 
-static int phase(const char *name, int iters, long n, int kind /* 0 none, 1 sleep, 2 busy */)
-{
-    uint64_t *s = malloc(n * sizeof(uint64_t)), *r = malloc(n * sizeof(uint64_t));
-    int ok = 1;
-    for (int it = 0; it < iters; it++) {
-        for (long i = 0; i < n; i++)
-            s[i] = (uint64_t)it << 40 ^ (uint64_t)rank << 32 ^ (uint64_t)i;
-        MPI_Request q[2];
-        MPI_Irecv(r, (int)n, MPI_UINT64_T, peer, 5, comm, &q[0]);
-        MPI_Isend(s, (int)n, MPI_UINT64_T, peer, 5, comm, &q[1]);
-        if (kind)
-            compute(kind == 2, 3000);
-        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
-        for (long i = 0; i < n; i++)
-            ok &= r[i] == ((uint64_t)it << 40 ^ (uint64_t)peer << 32 ^ (uint64_t)i);
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    printf("route rank=%d at=%s algo=%d ok=%d\n", rank, name, algo_hook ? algo_hook(comm) : -1, ok);
-    fflush(stdout);
-    free(s);
-    free(r);
-    return ok;
-}
-
-/* exchange runs one exchange of n words, iteration it, compute kind as
- * phase's; returns whether every word arrived right. */
+/* exchange runs one exchange of n words with the peer, iteration it,
+ * kind of compute between post and wait as phase's; returns whether every
+ * word arrived right. */
 static int exchange(uint64_t *s, uint64_t *r, long n, int it, int kind)
 {
     for (long i = 0; i < n; i++)
         s[i] = (uint64_t)it << 40 ^ (uint64_t)rank << 32 ^ (uint64_t)i;
     MPI_Request q[2];
-    MPI_Irecv(r, (int)n, MPI_UINT64_T, peer, 6, comm, &q[0]);
-    MPI_Isend(s, (int)n, MPI_UINT64_T, peer, 6, comm, &q[1]);
+    MPI_Irecv(r, (int)n, MPI_UINT64_T, peer, 5, comm, &q[0]);
+    MPI_Isend(s, (int)n, MPI_UINT64_T, peer, 5, comm, &q[1]);
     if (kind)
         compute(kind == 2, 3000);
     MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
     int ok = 1;
     for (long i = 0; i < n; i++)
         ok &= r[i] == ((uint64_t)it << 40 ^ (uint64_t)peer << 32 ^ (uint64_t)i);
+    return ok;
+}
+
+static int phase(const char *name, int iters, long n, int kind /* 0 none, 1 sleep, 2 busy */)
+{
+    uint64_t *s = malloc(n * sizeof(uint64_t)), *r = malloc(n * sizeof(uint64_t));
+    int ok = 1;
+    for (int it = 0; it < iters; it++) {
+        ok &= exchange(s, r, n, it, kind);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    printf("route rank=%d at=%s algo=%d ok=%d\n", rank, name, algo_hook ? algo_hook(comm) : -1, ok);
+    fflush(stdout);
+    free(s);
+    free(r);
     return ok;
 }
 
