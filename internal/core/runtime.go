@@ -555,6 +555,9 @@ func Finalize() error {
 		return errors.New("CasperII: MPI is not initialized")
 	}
 	var err error
+	if r.role == RoleUser {
+		user.DropPolledProbe()
+	}
 	if r.role != RoleGhost && r.cfg.Stats {
 		r.printStats()
 		if r.role == RoleUser {
@@ -601,8 +604,8 @@ func (r *runtime) printStats() {
 	switches := r.switches
 	r.mu.Unlock()
 	rs := user.CurrentRMAStats()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d lends=%d switches=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.Lends, switches, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d switches=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, switches, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

@@ -58,6 +58,8 @@ struct csp_comm *csp_comm_find(MPI_Comm comm)
 
 int csp_comm_put(struct csp_comm *c)
 {
+    if (csp_u.pprobe.entry && csp_u.pprobe.entry->comm == c->comm)
+        csp_pprobe_drop(); /* the entry it was posted on is replaced (pprobe.c) */
     csp_u.ctab_last = NULL;
     if ((csp_u.ctab_used + 1) * 2 > (csp_u.ctab_mask ? csp_u.ctab_mask + 1 : 0) && ctab_grow() != 0)
         return -1;
@@ -113,6 +115,7 @@ struct csp_comm *csp_comm_take(MPI_Comm comm)
 
 void csp_comm_destroy(struct csp_comm *c)
 {
+    csp_pprobe_forget(c);
     if (c->next)
         csp_comm_unref(c->next);
     free(c->slots);

@@ -235,6 +235,8 @@ int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, 
     c->refs++;
     if (kind != CSP_OP_MRECV) /* route.c; a matched receive was counted at its probe */
         c->pend_recv++;
+    if (kind != CSP_OP_IPROBE && kind != CSP_OP_PROBE) /* it may take a message: pprobe.c */
+        csp_pprobe_note_recv(c);
     *opp = op;
     return MPI_SUCCESS;
 }
@@ -561,11 +563,16 @@ int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         CSP_UNLOCK();
         return PMPI_Iprobe(src, tag, comm, flag, st);
     }
+    if (csp_pprobe_answer(c, src, tag, flag, st, &rc)) { /* a polling loop (pprobe.c) */
+        CSP_UNLOCK();
+        return rc;
+    }
     struct csp_op *op;
     if ((rc = csp_post_recv(CSP_OP_IPROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_probe++;
         csp_submit(op);
         rc = csp_wait_op(op);
+        int none = 0;
         if (rc == MPI_SUCCESS) {
             *flag = op->st_found;
             if (op->st_found)
@@ -573,8 +580,11 @@ int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
             else
                 csp_poke_progress();
             rc = op->r.st_error;
+            none = rc == MPI_SUCCESS && !op->st_found;
         }
         csp_op_release(op);
+        if (none) /* the next call of a polling loop need not wait */
+            csp_pprobe_post(c, src, tag);
     }
     CSP_UNLOCK();
     return rc;

@@ -16,6 +16,7 @@ int csp_route_counts(MPI_Comm comm, int64_t out[3])
     struct csp_comm *c = csp_comm_get(comm);
     if (!c)
         return -1;
+    csp_pprobe_settle(c); /* a polled probe is not the application's: pprobe.c */
     out[0] = c->sent - c->matched;
     out[1] = c->pend_recv;
     out[2] = c->stuck;

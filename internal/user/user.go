@@ -192,13 +192,29 @@ func Heap() *heap.Heap { return hp }
 // Stats are the per-process counters printed with CSP_STATS=1.
 type Stats struct {
 	Isend, Irecv, Direct, Bounce, Held, Yields, Sleeps, Probes, Lends uint64
+	// ProbesPolled: MPI_Iprobe calls answered from a probe left with the
+	// ghost by an earlier call, without waiting (pprobe.c).
+	ProbesPolled uint64
 }
 
 // CurrentStats returns this process's counters.
 func CurrentStats() Stats {
 	u := &C.csp_u
 	return Stats{Isend: uint64(u.n_isend), Irecv: uint64(u.n_irecv), Direct: uint64(u.n_direct),
-		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe), Lends: uint64(u.n_lends)}
+		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe), Lends: uint64(u.n_lends),
+		ProbesPolled: uint64(u.n_probe_polled)}
+}
+
+// DropPolledProbe waits for the probe a polling MPI_Iprobe left with the
+// ghost, if there is one, and returns its record (pprobe.c): MPI_Finalize
+// calls it before the counters are read.
+func DropPolledProbe() {
+	if !started {
+		return
+	}
+	Lock()
+	C.csp_pprobe_drop()
+	Unlock()
 }
 
 // Finish waits for every offloaded operation, tells the ghost this user is

@@ -211,8 +211,20 @@ struct csp_user {
      * ghost polls those windows often while this user computes nothing. */
     uint32_t nwatched;
 
+    /* The probe of a polling MPI_Iprobe still with the ghost, or its
+     * answer not yet taken (pprobe.c states the invariant). */
+    struct csp_pprobe {
+        struct csp_op *op; /* NULL: none                                      */
+        struct csp_comm *entry; /* the entry it was posted on (no reference) */
+        int src, tag;
+        int stale; /* a receive was posted on entry since: the answer may
+                      name a message that is no longer there              */
+        uint64_t t0; /* CLOCK_MONOTONIC ns when left (where csp_u.lend)   */
+    } pprobe;
+
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
+    uint64_t n_probe_polled; /* MPI_Iprobe calls answered without waiting for the ghost */
 };
 
 _Static_assert(__builtin_offsetof(struct csp_user, pump_deferred) == 8 &&
@@ -451,6 +463,31 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
              MPI_Status *st);
 int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st);
+/* The polled probe (pprobe.c). settle: the probe posted on entry c, if
+ * any, has finished (the route counters then hold no probe of it); drop:
+ * none is left (MPI_Finalize); forget: entry c is being destroyed;
+ * note_recv: a receive, which may take the message an answer names, is
+ * posted on c. All under the lock. */
+void csp_pprobe_settle(struct csp_comm *c);
+void csp_pprobe_drop(void);
+/* MPI_Iprobe(src, tag) on c's offloaded entry from the polled probe: 1
+ * if it answered (*flag, *st, *rc set), 0 if the caller is to probe and
+ * wait (then, finding nothing, csp_pprobe_post leaves a probe). */
+int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Status *st, int *rc);
+void csp_pprobe_post(struct csp_comm *c, int src, int tag);
+static inline void csp_pprobe_forget(struct csp_comm *c)
+{
+    if (__builtin_expect(csp_u.pprobe.entry == c, 0)) {
+        /* c no longer holds the probe (it is DONE): its record goes at the next call */
+        csp_u.pprobe.entry = NULL;
+        csp_u.pprobe.stale = 1;
+    }
+}
+static inline void csp_pprobe_note_recv(struct csp_comm *c)
+{
+    if (__builtin_expect(csp_u.pprobe.entry == c, 0))
+        csp_u.pprobe.stale = 1;
+}
 int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
 
 /* Buffered mode on offloaded communicators: copied now, completes locally. */

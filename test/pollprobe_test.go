@@ -1,0 +1,47 @@
+package test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPolledProbe: MPI_Iprobe polled in loops on an offloaded
+// communicator (test/cprogs/ip_pollprobe.c): a server that polls
+// MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG) between compute slices gets
+// every client's requests in order with the right status and data; a
+// probe answer the ghost gave before a receive took the message it names
+// is not returned after it (the stale section: with such answers the
+// second probe reports the first message's count); a loop that starts
+// before the message exists finds it. The same program under plain MPICH
+// gives the same lines. Under the library, the server's calls were
+// answered from the probe an earlier call left with the ghost
+// (probes_polled), and nothing is held at MPI_Finalize.
+func TestPolledProbe(t *testing.T) {
+	prog := CProg(t, "ip_pollprobe")
+	const requests = 150
+	plain := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: []string{fmt.Sprint(requests), "-"}, Timeout: 2 * time.Minute})
+	want := SortedLines(plain.Stdout, "result")
+	require.Len(t, want, 3, "plain MPICH:\n%s", plain.Output())
+	for _, l := range want {
+		require.Contains(t, l, "ok=1", "plain MPICH:\n%s", plain.Output())
+	}
+	for _, hint := range []string{"-", "any_src"} {
+		t.Run(hint, func(t *testing.T) {
+			l := Layout{N: 6, NodeSize: 3}
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{fmt.Sprint(requests), hint}, Env: []string{"CSP_STATS=1"},
+				Preload: true, Timeout: 2 * time.Minute})
+			relResults(t, res)
+			require.Equal(t, want, SortedLines(res.Stdout, "result"), "the lines of plain MPICH:\n%s", res.Output())
+			st := relStats(t, res, l.Users(), true)
+			polled, ok := st[0].Fields.Int("probes_polled")
+			require.True(t, ok, "no probes_polled: %s", st[0].Fields.Line())
+			require.Positive(t, polled, "the server's polls waited for the ghost every time: %s", st[0].Fields.Line())
+			for r := 1; r < l.Users(); r++ {
+				require.GreaterOrEqual(t, st[r].IsendOffloaded, int64(requests), "rank %d offloads its requests: %s", r, st[r].Fields.Line())
+			}
+		})
+	}
+}
