@@ -147,6 +147,26 @@ func TestPhaseDecision(t *testing.T) {
 	r.learnPhase(m2, siteKey{}, 0, true) // some member saw new sizes
 	require.Equal(t, learnWindow, m2.learnLeft)
 
+	// A learning window evaluates every collective while its epochs
+	// carry messages, and one quiet epoch between phases; after
+	// quietWindow quiet ones in a row the interval grows again.
+	m4 := &commState{auto: true, plan: commexpand.Plan{Algorithm: info.NoOffload}, learnLeft: learnWindow}
+	f := &family{every: 1}
+	step := func(msgs int64) int {
+		t.Helper()
+		v := make([]int64, evFields)
+		v[evPresent], v[evWall], v[evMsgs] = 2, 10000, msgs
+		_, err := r.decide(m4, v, 2, siteKey{})
+		require.NoError(t, err)
+		return r.interval(f, []*commState{m4}, false)
+	}
+	require.Equal(t, 1, step(40))
+	require.Equal(t, 1, step(0), "one quiet epoch: a compute phase between two exchanges")
+	require.Equal(t, 2, step(0), "quiet epochs in a row: no more evaluations at every collective")
+	require.Equal(t, 4, step(0))
+	require.Equal(t, learnWindow-1, m4.learnLeft, "quiet epochs do not use the window up")
+	require.Equal(t, 1, step(40), "messages again: the window goes on")
+
 	// New size transitions are reported once each.
 	m3 := &commState{}
 	require.False(t, m3.noteClass(3), "the first class follows nothing")

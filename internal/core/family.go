@@ -41,6 +41,11 @@ type family struct {
 	act     []*commState // scratch: the active members of an evaluation
 }
 
+// quietWindow: a learning window stops evaluating every collective after
+// this many evaluations in a row whose epochs carried no messages
+// (interval).
+const quietWindow = 2
+
 // familySlots is the most communicators one family holds; later ones of
 // the same group make families of their own.
 const familySlots = 32
@@ -248,7 +253,15 @@ func (r *runtime) interval(f *family, act []*commState, switched bool) int {
 		if m.onVotes > 0 { // a streak of votes for offload: count them soon
 			f.every = 1
 		}
-		if m.auto && (m.learnLeft > 0 || m.phased) { // phases: every collective may switch (autosite.go)
+		// Phases: every collective may switch (autosite.go). A learning
+		// window waits, at the usual interval, while the epochs carry no
+		// messages: only epochs with messages teach anything (decide), and
+		// a program whose collectives mostly have none between them (NWChem
+		// under Global Arrays: 7,000 evaluations per process, one Allreduce
+		// each, for 743 messages) would otherwise evaluate every one of
+		// them until the window's epochs came. One quiet epoch between two
+		// phases (osubench's compute phase) keeps the window open.
+		if m.auto && (m.phased || m.learnLeft > 0 && m.quiet < quietWindow) {
 			f.every = 1
 		}
 		if m.pending != nil {
@@ -280,6 +293,9 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 	if m.auto {
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
 			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)
+			m.quiet = 0
+		} else {
+			m.quiet++
 		}
 		m.phased = v[evPhased] > 0
 		switch {

@@ -94,6 +94,7 @@ type commState struct {
 	phased      bool             // some member's recent phases predict opposite routes (agreed)
 	learnLeft   int              // evaluations left that evaluate every collective (agreed)
 	evals       int              // evaluations with messages since the last learning window (agreed)
+	quiet       int              // evaluations in a row whose epoch had no messages on it (agreed)
 	openKey     siteKey          // the phase of the epoch begun at the last evaluation
 	openN       uint32           // the family's collective count then
 	// Its family (family.go): freed here, and freed by every member.
