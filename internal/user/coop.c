@@ -60,12 +60,12 @@ static int owed_locked(void)
  * with nothing to do, or a completion) or LEND_TIMEOUT_US pass: the wake
  * handshake of channel.h (csp_user_lend_begin; the ghost's half is in
  * give.go), re-check, sleep while wake is unchanged. */
-static void lend(void)
+static void lend_if(int force)
 {
     struct csp_chan_hdr *h = csp_u.chan;
     CSP_LOCK();
     uint32_t seq = csp_user_lend_begin(h);
-    int owed = owed_locked();
+    int owed = force || owed_locked();
     if (owed) {
         csp_u.n_lends++;
         (void)csp_ring_doorbell(); /* a napping ghost must see it now */
@@ -77,6 +77,14 @@ static void lend(void)
         csp_prof_end_sleep(t0);
     }
     csp_user_sleep_end(h);
+}
+
+static void lend(void) { lend_if(0); }
+
+void csp_coop_lend_rma(void)
+{
+    if (csp_u.lend && csp_u.chan)
+        lend_if(1);
 }
 
 /* The calls below wait the way PMPI's blocking call would (block), but

@@ -42,9 +42,16 @@ static struct {
 static uint8_t *locked;
 static int nworld, nlocked;
 
-/* gate opens the epoch to ghost g on gwin before the first operation. */
+/* Operations were issued to this process's own ghost since the last
+ * flush that covered it (yield_to). */
+static int own_owed;
+
+/* gate opens the epoch to ghost g on gwin before the first operation;
+ * every operation passes here. */
 static int gate(int g)
 {
+    if (g == csp_u.ghost_wrank)
+        own_owed = 1;
     if (g < 0 || g >= nworld || locked[g])
         return MPI_SUCCESS;
     int rc = PMPI_Win_lock(MPI_LOCK_SHARED, g, MPI_MODE_NOCHECK, csp_rma.gwin);
@@ -66,31 +73,57 @@ static inline void nudge(int g)
         csp_rma.n_rings++;
 }
 
+/* yield_to lends this process's core to its own ghost before it waits
+ * for ghost g in a flush, which MPICH spins in (coop.c), if operations
+ * were issued to it since the last such flush. */
+static inline void yield_to(int g)
+{
+    if (g == csp_u.ghost_wrank && own_owed) {
+        own_owed = 0;
+        csp_coop_lend_rma();
+    }
+}
+
 static int gflush(int g)
 {
     if (g < 0 || g >= nworld || !locked[g])
         return MPI_SUCCESS;
     nudge(g);
+    yield_to(g);
     return PMPI_Win_flush(g, csp_rma.gwin);
 }
 
 static int gflush_local(int g)
 {
-    return g >= 0 && g < nworld && locked[g] ? PMPI_Win_flush_local(g, csp_rma.gwin) : MPI_SUCCESS;
+    if (g < 0 || g >= nworld || !locked[g])
+        return MPI_SUCCESS;
+    yield_to(g);
+    return PMPI_Win_flush_local(g, csp_rma.gwin);
+}
+
+static int own_locked(void)
+{
+    return csp_u.ghost_wrank >= 0 && csp_u.ghost_wrank < nworld && locked[csp_u.ghost_wrank];
 }
 
 static int gflush_all(void)
 {
     if (!nlocked)
         return MPI_SUCCESS;
-    if (csp_u.ghost_wrank >= 0 && csp_u.ghost_wrank < nworld && locked[csp_u.ghost_wrank])
+    if (own_locked()) {
         nudge(csp_u.ghost_wrank);
+        yield_to(csp_u.ghost_wrank);
+    }
     return PMPI_Win_flush_all(csp_rma.gwin);
 }
 
 static int gflush_local_all(void)
 {
-    return nlocked ? PMPI_Win_flush_local_all(csp_rma.gwin) : MPI_SUCCESS;
+    if (!nlocked)
+        return MPI_SUCCESS;
+    if (own_locked())
+        yield_to(csp_u.ghost_wrank);
+    return PMPI_Win_flush_local_all(csp_rma.gwin);
 }
 
 int csp_rma_flush_ghosts(void) { return gflush_all(); }

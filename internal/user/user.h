@@ -268,6 +268,10 @@ int csp_user_attach_ring(void *mem, size_t len);
 void csp_user_setup_fence(void);
 /* Give the MPI progress engine a turn (ordinary requests keep moving). */
 void csp_poke_progress(void);
+/* Lend the core to this process's ghost, where it shares it (csp_u.lend),
+ * until the ghost's next round with nothing to do: before a flush of RMA
+ * operations the ghost serves, which MPICH waits for spinning (coop.c). */
+void csp_coop_lend_rma(void);
 
 /* ---- communicator table (comm.c) ---- */
 int csp_comm_put(struct csp_comm *c);          /* 0 or -1 */
