@@ -163,7 +163,8 @@ func TestPhaseDecision(t *testing.T) {
 	require.Equal(t, 1, step(40))
 	require.Equal(t, 1, step(0), "one quiet epoch: a compute phase between two exchanges")
 	require.Equal(t, 2, step(0), "quiet epochs in a row: no more evaluations at every collective")
-	require.Equal(t, 4, step(0))
+	require.Equal(t, quietEvery, step(0))
+	require.Equal(t, quietEvery, step(0), "but at least every quietEvery-th while the window lasts")
 	require.Equal(t, learnWindow-1, m4.learnLeft, "quiet epochs do not use the window up")
 	require.Equal(t, 1, step(40), "messages again: the window goes on")
 

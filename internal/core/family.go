@@ -42,9 +42,12 @@ type family struct {
 }
 
 // quietWindow: a learning window stops evaluating every collective after
-// this many evaluations in a row whose epochs carried no messages
-// (interval).
-const quietWindow = 2
+// this many evaluations in a row whose epochs carried no messages, and
+// evaluates every quietEvery-th one until messages come (interval).
+const (
+	quietWindow = 2
+	quietEvery  = 4
+)
 
 // familySlots is the most communicators one family holds; later ones of
 // the same group make families of their own.
@@ -253,16 +256,23 @@ func (r *runtime) interval(f *family, act []*commState, switched bool) int {
 		if m.onVotes > 0 { // a streak of votes for offload: count them soon
 			f.every = 1
 		}
-		// Phases: every collective may switch (autosite.go). A learning
-		// window waits, at the usual interval, while the epochs carry no
-		// messages: only epochs with messages teach anything (decide), and
-		// a program whose collectives mostly have none between them (NWChem
-		// under Global Arrays: 7,000 evaluations per process, one Allreduce
-		// each, for 743 messages) would otherwise evaluate every one of
-		// them until the window's epochs came. One quiet epoch between two
-		// phases (osubench's compute phase) keeps the window open.
-		if m.auto && (m.phased || m.learnLeft > 0 && m.quiet < quietWindow) {
+		// Phases: every collective may switch (autosite.go). While a
+		// learning window's epochs carry no messages it evaluates every
+		// quietEvery-th collective instead: only epochs with messages
+		// teach anything (decide), and a program whose collectives mostly
+		// have none between them (NWChem under Global Arrays: 7,000
+		// evaluations per process, one Allreduce each, for 743 messages)
+		// would otherwise evaluate every one of them until the window's
+		// epochs came. One quiet epoch between two phases (osubench's
+		// compute phase) keeps every collective evaluated; a run of
+		// reductions between two sizes delays the next at most
+		// quietEvery-1 collectives.
+		switch {
+		case !m.auto:
+		case m.phased || m.learnLeft > 0 && m.quiet < quietWindow:
 			f.every = 1
+		case m.learnLeft > 0:
+			f.every = min(f.every, quietEvery)
 		}
 		if m.pending != nil {
 			m.pending.checks++
