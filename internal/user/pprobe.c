@@ -38,9 +38,11 @@
  * entry after the probe (csp_pprobe_note_recv) may take the message the
  * answer names. (The ghost handles one user's cells in order, so no
  * receive posted before the probe can take it.) The switch of route never
- * sees it in flight: the counters' readings (switch.c) settle it first,
+ * sees it in flight: the counters' readings (switch.c) drop it first,
  * and an entry replaced or destroyed drops it or forgets it (comm.c).
- * At most one such probe exists per process.
+ * At most one such probe exists per process, and a call that waits for
+ * it takes it out of csp_u.pprobe first: under MPI_THREAD_MULTIPLE the
+ * wait lets other threads' calls run, and none may find it then.
  */
 #include "user.h"
 #include "block.h"
@@ -86,11 +88,13 @@ static int settle(struct csp_op *op)
 void csp_pprobe_settle(struct csp_comm *c)
 {
     if (csp_u.pprobe.op && csp_u.pprobe.entry == c)
-        (void)settle(csp_u.pprobe.op);
+        csp_pprobe_drop(); /* its answer goes: the next call waits for a fresh one */
 }
 
 void csp_pprobe_drop(void)
 {
+    /* Taken out before the wait, which lets other threads' calls run
+     * (MPI_THREAD_MULTIPLE): none of them may find it then. */
     struct csp_op *op = csp_u.pprobe.op;
     csp_u.pprobe = (struct csp_pprobe){0};
     if (!op)
@@ -109,6 +113,8 @@ void csp_pprobe_drop(void)
 void csp_pprobe_post(struct csp_comm *c, int src, int tag)
 {
     struct csp_op *op;
+    if (csp_u.pprobe.op) /* another thread's, left while this call waited */
+        return;
     if (csp_post_recv(CSP_OP_IPROBE, NULL, 0, MPI_BYTE, src, tag, c, &op) != MPI_SUCCESS)
         return;
     csp_u.n_probe++;
@@ -137,15 +143,22 @@ int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Statu
             csp_poke_progress();
             return 1;
         }
-        /* The ghost has not had the core since: give it until it answers. */
-        if ((*rc = csp_wait_op(op)) != MPI_SUCCESS)
-            return 1; /* the ghost is gone; the record goes with csp_pprobe_drop */
+        /* The ghost has not had the core since: give it until it answers.
+         * This call owns the probe from here (the wait lets other
+         * threads' calls run). */
+        *p = (struct csp_pprobe){0};
+        if ((*rc = csp_wait_op(op)) != MPI_SUCCESS) { /* the ghost is gone */
+            op->r.freed = 1; /* whoever finishes it returns the record */
+            csp_u.nfreed_pending++;
+            return 1;
+        }
         if (!op->st_found && ++nothing_waits == PATIENCE_GROW) {
             nothing_waits = 0;
             patience_us = patience_us * 2 > PATIENCE_MAX_US ? PATIENCE_MAX_US : patience_us * 2;
         }
+    } else {
+        *p = (struct csp_pprobe){0}; /* answered: this call takes it */
     }
-    *p = (struct csp_pprobe){0};
     *rc = op->r.st_error;
     int found = *rc == MPI_SUCCESS && op->st_found;
     if (found) {

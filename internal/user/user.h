@@ -468,7 +468,7 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
              MPI_Status *st);
 int csp_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st);
 /* The polled probe (pprobe.c). settle: the probe posted on entry c, if
- * any, has finished (the route counters then hold no probe of it); drop:
+ * any, is finished and gone (the route counters then hold none); drop:
  * none is left (MPI_Finalize); forget: entry c is being destroyed;
  * note_recv: a receive, which may take the message an answer names, is
  * posted on c. All under the lock. */

@@ -21,10 +21,16 @@
  *   once   rank 0 polls MPI_Iprobe(1, 9) a few times, then (after a
  *          barrier) rank 1 sends one message with tag 9: polling finds it
  *          (bounded) and it is received with its data and status.
+ *   threads (MPI_THREAD_MULTIPLE) two threads of rank 0 poll
+ *          MPI_Iprobe(1, 200 + k) and receive what they find while rank 1
+ *          sends <requests> messages alternating the two tags: each thread
+ *          gets its half, in order (the polled probe is one per process:
+ *          the threads take it from each other all along).
  *
  * Output: "result rank=0 test=<section> ok=<0|1> msgs=<n> bad=<text>".
  */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,9 +219,59 @@ static void once(void)
         report("once", ok, 1, bad);
 }
 
+struct tharg {
+    int k, n, ok, got;
+    char bad[160];
+};
+
+static void *poller(void *v)
+{
+    struct tharg *a = v;
+    for (int i = 0; i < a->n && a->ok; i++) {
+        MPI_Status st;
+        if (!poll_until(1, 200 + a->k, &st)) {
+            snprintf(a->bad, sizeof(a->bad), "thread%d:not-found:i=%d", a->k, i);
+            a->ok = 0;
+            break;
+        }
+        int buf[2] = {-1, -1};
+        MPI_Recv(buf, 2, MPI_INT, 1, 200 + a->k, comm, &st);
+        if (buf[0] != a->k || buf[1] != i || st.MPI_TAG != 200 + a->k) {
+            snprintf(a->bad, sizeof(a->bad), "thread%d:i=%d:got=%d,%d,tag=%d", a->k, i, buf[0], buf[1], st.MPI_TAG);
+            a->ok = 0;
+        }
+        a->got++;
+    }
+    return NULL;
+}
+
+static void threads(int n, int provided)
+{
+    if (provided < MPI_THREAD_MULTIPLE) {
+        if (rank == 0)
+            report("threads", 0, 0, "no-MPI_THREAD_MULTIPLE");
+        return;
+    }
+    if (rank == 1)
+        for (int i = 0; i < 2 * n; i++) {
+            int buf[2] = {i % 2, i / 2};
+            MPI_Send(buf, 2, MPI_INT, 0, 200 + i % 2, comm);
+        }
+    if (rank != 0)
+        return;
+    struct tharg a[2] = {{.k = 0, .n = n, .ok = 1}, {.k = 1, .n = n, .ok = 1}};
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++)
+        pthread_create(&t[k], NULL, poller, &a[k]);
+    for (int k = 0; k < 2; k++)
+        pthread_join(t[k], NULL);
+    report("threads", a[0].ok && a[1].ok, a[0].got + a[1].got, a[0].ok ? a[1].bad : a[0].bad);
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     if (argc != 3) {
         fprintf(stderr, "usage: ip_pollprobe <requests per client> <hint>\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -233,6 +289,8 @@ int main(int argc, char **argv)
     stale();
     MPI_Barrier(MPI_COMM_WORLD);
     once();
+    MPI_Barrier(MPI_COMM_WORLD);
+    threads(atoi(argv[1]), provided);
     MPI_Comm_free(&comm);
     MPI_Finalize();
     return 0;
