@@ -50,8 +50,6 @@
 #include "post.h"
 #include "submit.h"
 
-#include <time.h>
-
 /* A probe left with a ghost that shares the core and still unanswered
  * after patience_us microseconds is waited for. The patience starts at
  * PATIENCE_MIN_US, doubles (up to PATIENCE_MAX_US) after every
@@ -68,13 +66,6 @@
 #define PATIENCE_MAX_US 1000u
 #define PATIENCE_GROW 4u
 static uint32_t patience_us = PATIENCE_MIN_US, nothing_waits;
-
-static inline uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Wait until the probe is DONE. Returns an MPI error code (the ghost is
  * gone). */
@@ -120,7 +111,7 @@ void csp_pprobe_post(struct csp_comm *c, int src, int tag)
     csp_u.n_probe++;
     csp_submit(op);
     csp_u.pprobe = (struct csp_pprobe){.op = op, .entry = c, .src = src, .tag = tag,
-                                       .t0 = csp_u.lend ? now_ns() : 0};
+                                       .t0 = csp_u.lend ? csp_prof_now_ns() : 0};
 }
 
 int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Status *st, int *rc)
@@ -137,7 +128,7 @@ int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Statu
         csp_push_held();
     csp_u.n_probe_polled++;
     if (!csp_poll_op(op)) {
-        if (!csp_u.lend || now_ns() - p->t0 < patience_us * 1000u) { /* nothing yet */
+        if (!csp_u.lend || csp_prof_now_ns() - p->t0 < patience_us * 1000u) { /* nothing yet */
             *flag = 0;
             *rc = MPI_SUCCESS;
             csp_poke_progress();
