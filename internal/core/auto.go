@@ -48,6 +48,10 @@ import (
 // (or lose) before the route changes.
 const autoTheta = 0.03
 
+// autoMinVotes: evaluations in a row that must want offload before the
+// automatic choice switches it on (autoTarget).
+const autoMinVotes = 2
+
 // model is the automatic choice's cost model.
 type model struct {
 	table   *calib.Table // ping-pong exchange times, direct and through the ghosts
@@ -179,18 +183,35 @@ func readSchedstat() ([]byte, error) {
 
 // threadSched returns the calling thread's time on the CPU and in the
 // run queue (the application's thread: the runtime runs in its MPI
-// calls), from /proc/thread-self/schedstat; without it, the CPU time from
-// getrusage and no queue time.
+// calls). The CPU time comes from the thread's CPU clock: schedstat's
+// first field is the scheduler's sum, which for a running thread is
+// brought up to date only at a tick, a switch or a read of that clock,
+// so read alone it lags by up to a tick (4 ms at HZ=250). In an epoch of
+// one iteration of compute the lag showed as idle time the ghost could
+// use, and the automatic choice offloaded a CPU-bound phase (epochs of
+// 6 ms with 0.5-0.9 ms of such idle; one of 16 us of running with no CPU
+// time at all). The queue time (schedstat's second field) changes only
+// while the thread is off the CPU, so it is current. Without the clock,
+// schedstat's CPU time; without schedstat, getrusage and no queue time.
 func threadSched() (cpuNS, queueNS int64) {
+	var ts unix.Timespec
+	clockErr := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) // first: it updates schedstat too
+	cpuNS = ts.Nano()
 	if b, err := readSchedstat(); err == nil {
 		f := strings.Fields(string(b))
 		if len(f) >= 2 {
 			c, err1 := strconv.ParseInt(f[0], 10, 64)
 			q, err2 := strconv.ParseInt(f[1], 10, 64)
 			if err1 == nil && err2 == nil {
-				return c, q
+				if clockErr != nil {
+					cpuNS = c
+				}
+				return cpuNS, q
 			}
 		}
+	}
+	if clockErr == nil {
+		return cpuNS, 0
 	}
 	var ru syscall.Rusage
 	const rusageThread = 1 // RUSAGE_THREAD
@@ -286,11 +307,13 @@ const spinStallUS = 100
 const stallMinBytes = 16384
 
 // stallFactor: a direct wait longer than this many transfers is counted
-// as a wait for progress (net). Measured here: a touched 1 MiB exchange
-// overlapped with compute waits 2.7 transfers (offload loses 20-40%
-// there); a halo exchange of 4 x 64 KiB among 4 users on 2 cores waits
-// 200 (offload gains 9x).
-const stallFactor = 4
+// as a wait for progress (net). Measured here: a touched exchange
+// overlapped with compute on the CPU waits 2.7 transfers at 1 MiB and
+// 3.6-5.4 at 4 MiB (epochs of 32 iterations of test/cprogs/ip_auto.c's
+// busy phase; offload loses 20-40% there), so at 4 the estimate of that
+// phase voted for offload in some runs; a halo exchange of 4 x 64 KiB
+// among 4 users on 2 cores waits 200 (offload gains 9x).
+const stallFactor = 8
 
 // isAuto reports whether a communicator with hints h chooses its route
 // itself.
@@ -317,10 +340,14 @@ func (r *runtime) autoTarget(m *commState, net, wall float64) {
 	want := on
 	switch {
 	case !on && net > autoTheta*wall:
-		// Offload that turned out worse than estimated needs more votes
-		// in a row each time: 1, 2, 4, ... 16 evaluations.
+		// Two votes in a row at least: one epoch's estimate can be an
+		// accident (a first touch of fresh buffers, a time slice lost to
+		// another process: a CPU-bound phase's first epoch of one
+		// iteration estimated +44% and switched it on). Offload that
+		// turned out worse than estimated needs more each time: 2, 2, 4,
+		// ... 16 evaluations.
 		m.onVotes++
-		want = m.onVotes >= 1<<min(m.onFailures, 4)
+		want = m.onVotes >= max(autoMinVotes, 1<<min(m.onFailures, 4))
 	case !on:
 		m.onVotes = 0
 	case net < -autoTheta*wall:

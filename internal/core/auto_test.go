@@ -37,6 +37,7 @@ func TestAutoEstimate(t *testing.T) {
 		{"4 MiB on the ghosts of a loaded host: the waits are the cost", shared, epoch{wallUS: 20000, mpiUS: 17000, sleepUS: 16000, cpuUS: 200, waits: 1}, true, 4 * mib, -1},
 		{"64 KiB, 24 us asleep: wake-ups eat the gain", shared, epoch{wallUS: 35, mpiUS: 10.5, cpuUS: 11, waits: 1}, false, 65536, -1},
 		{"1 MiB touched, compute on the CPU: a wait of 2.7 transfers is no stall", shared, epoch{wallUS: 580, mpiUS: 234, cpuUS: 580, waits: 1}, false, mib, -1},
+		{"4 MiB touched, compute on the CPU: a wait of 5.4 transfers is no stall", shared, epoch{wallUS: 5000, mpiUS: 1880, cpuUS: 5000, waits: 1}, false, 4 * mib, -1},
 		{"halo of 64 KiB, compute on the CPU, waits of 200 transfers: a stall", shared, epoch{wallUS: 7800, mpiUS: 7500, cpuUS: 7800, waits: 1}, false, 4 * 65536, +1},
 		{"halo of 1 KiB, compute on the CPU, a core per user: a late peer", shared, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 4000, waits: 1}, false, 4 * 1024, -1},
 		{"8 B requests to a server that answers between slices of sleep: a late peer", shared, epoch{wallUS: 1000, mpiUS: 400, cpuUS: 100, waits: 1}, false, 8, -1},
@@ -117,6 +118,22 @@ func TestThreadSched(t *testing.T) {
 	c := <-other
 	require.NotEqual(t, tid, schedstat.tid, "opened again for the other thread")
 	require.Less(t, c, cpu1, "the other thread did not spin")
+
+	// The CPU time is current, not the scheduler's sum as of the last
+	// tick: after 300 us of spinning (less than a tick) it is within a
+	// few microseconds of the thread's clock read right after.
+	clock := func() int64 {
+		var ts unix.Timespec
+		require.NoError(t, unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts))
+		return ts.Nano()
+	}
+	for i := 0; i < 20; i++ {
+		for end := time.Now().Add(300 * time.Microsecond); time.Now().Before(end); {
+		}
+		c, _ := threadSched()
+		now := clock()
+		require.Less(t, now-c, int64(100e3), "round %d: threadSched's CPU time lags the thread's clock by %d us", i, (now-c)/1000)
+	}
 }
 
 // What an evaluation pays to read its thread's counters: through the

@@ -46,3 +46,22 @@ func TestAutoEmptyEpoch(t *testing.T) {
 	require.Nil(t, m.pending)
 	require.Equal(t, 0, m.onVotes)
 }
+
+// TestAutoTwoVotes: even after offload confirmed itself (no failure on
+// record), one epoch that wants it does not switch it on: a single
+// estimate can be an accident. Two in a row do.
+func TestAutoTwoVotes(t *testing.T) {
+	r := &runtime{}
+	m := &commState{
+		auto:   true,
+		plan:   commexpand.Plan{Algorithm: info.NoOffload},
+		onPlan: commexpand.Plan{Algorithm: info.TagEncoding},
+	}
+	r.autoTarget(m, 10000, 20000)
+	require.Nil(t, m.pending, "one vote")
+	r.autoTarget(m, -100, 20000) // inside the band: ends the streak
+	r.autoTarget(m, 10000, 20000)
+	require.Nil(t, m.pending, "one vote again")
+	r.autoTarget(m, 10000, 20000)
+	require.NotNil(t, m.pending, "two in a row")
+}
