@@ -288,7 +288,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64) floa
 	// peer it waits for may need: a wait of scheduler time slices, at any
 	// size, which the ghost route's sleeping waits do not cause.
 	if m.usersOversub {
-		stall = math.Max(stall, direct-n*math.Max(stallFactor*d, spinStallUS))
+		stall = math.Max(stall, direct-n*math.Max(crowdedStallFactor*d, spinStallUS))
 	}
 	return math.Max(gainable*moved, stall) - cost
 }
@@ -314,6 +314,13 @@ const stallMinBytes = 16384
 // phase voted for offload in some runs; a halo exchange of 4 x 64 KiB
 // among 4 users on 2 cores waits 200 (offload gains 9x).
 const stallFactor = 8
+
+// crowdedStallFactor: stallFactor where users outnumber cores, where a
+// direct wait also spins on a core a peer needs. osubench's halo (4 users
+// on 2 cores) at 1 MiB: counted from 4 transfers the automatic choice
+// offloads it (0.62-0.69x plain MPICH); from 8, it stayed direct in
+// some runs (0.94-0.97x, static offload 0.6x).
+const crowdedStallFactor = 4
 
 // isAuto reports whether a communicator with hints h chooses its route
 // itself.

@@ -41,6 +41,7 @@ func TestAutoEstimate(t *testing.T) {
 		{"halo of 64 KiB, compute on the CPU, waits of 200 transfers: a stall", shared, epoch{wallUS: 7800, mpiUS: 7500, cpuUS: 7800, waits: 1}, false, 4 * 65536, +1},
 		{"halo of 1 KiB, compute on the CPU, a core per user: a late peer", shared, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 4000, waits: 1}, false, 4 * 1024, -1},
 		{"8 B requests to a server that answers between slices of sleep: a late peer", shared, epoch{wallUS: 1000, mpiUS: 400, cpuUS: 100, waits: 1}, false, 8, -1},
+		{"halo of 1 MiB, compute on the CPU, more users than cores, waits of 6 transfers: a stall", crowded, epoch{wallUS: 2500, mpiUS: 2040, cpuUS: 2500, waits: 1}, false, 4 * mib, +1},
 		{"halo of 1 KiB, compute on the CPU, more users than cores: a wait for the core", crowded, epoch{wallUS: 4000, mpiUS: 3700, cpuUS: 2000, queueUS: 2000, waits: 1}, false, 4 * 1024, +1},
 	} {
 		mem := -1.0
