@@ -110,7 +110,14 @@ int csp_improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
         csp_direct_recv_end(d, rc, *flag);
         return rc;
     }
+    if (csp_pprobe_nothing(c, src, tag, &rc)) { /* a polling loop (pprobe.c) */
+        *flag = 0;
+        CSP_UNLOCK();
+        return rc;
+    }
     rc = matched_probe(CSP_OP_IMPROBE, src, tag, c, flag, msg, st);
+    if (rc == MPI_SUCCESS && !*flag) /* the next call of a polling loop need not wait */
+        csp_pprobe_post(c, src, tag);
     CSP_UNLOCK();
     return rc;
 }

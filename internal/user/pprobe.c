@@ -1,6 +1,6 @@
 /*
- * pprobe.c: MPI_Iprobe polled in a loop, answered without waiting for
- * the ghost on every call.
+ * pprobe.c: MPI_Iprobe and MPI_Improbe polled in a loop, answered
+ * without waiting for the ghost on every call.
  *
  * On an offloaded communicator only the ghost sees the messages (they
  * travel on its internal communicators), so a probe is a cell to the
@@ -21,6 +21,14 @@
  * one. An MPI_Iprobe without such a probe (the first of a loop, other
  * arguments) waits for the ghost as before, so a program that probes once
  * for a message it knows has arrived still finds it.
+ *
+ * MPI_Improbe polls the same way, with the same kind of probe: one that
+ * matches would take a message out of matching for a call that may
+ * never come. So the answer only tells an MPI_Improbe whether to ask the
+ * ghost: "nothing" is answered at once, a message found is matched by a
+ * probe that waits (and finds it, unless a receive of this process took
+ * it meanwhile: then "nothing", and a probe is left). MPI_Iprobe and
+ * MPI_Improbe with the same arguments share the probe.
  *
  * Where the ghost shares this process's core at the lowest priority
  * (csp_u.lend), it answers only while this process leaves the core, and a
@@ -114,9 +122,14 @@ void csp_pprobe_post(struct csp_comm *c, int src, int tag)
                                        .t0 = csp_u.lend ? csp_prof_now_ns() : 0};
 }
 
-int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Status *st, int *rc)
+/* take: the polled probe's answer for a call probing src and tag on c.
+ * Returns 0 if there is none to use (the caller probes and waits);
+ * otherwise 1 with *rc and, in *opp, the answered record (the caller
+ * releases it) or NULL: "nothing yet", or the ghost is gone (*rc). */
+static int take(struct csp_comm *c, int src, int tag, struct csp_op **opp, int *rc)
 {
     struct csp_pprobe *p = &csp_u.pprobe;
+    *opp = NULL;
     if (!p->op)
         return 0;
     if (p->entry != c || p->src != src || p->tag != tag || p->stale) {
@@ -127,10 +140,9 @@ int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Statu
     if (op->r.state == CSP_OPS_HELD)
         csp_push_held();
     csp_u.n_probe_polled++;
+    *rc = MPI_SUCCESS;
     if (!csp_poll_op(op)) {
         if (!csp_u.lend || csp_prof_now_ns() - p->t0 < patience_us * 1000u) { /* nothing yet */
-            *flag = 0;
-            *rc = MPI_SUCCESS;
             csp_poke_progress();
             return 1;
         }
@@ -151,12 +163,25 @@ int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Statu
         *p = (struct csp_pprobe){0}; /* answered: this call takes it */
     }
     *rc = op->r.st_error;
-    int found = *rc == MPI_SUCCESS && op->st_found;
-    if (found) {
-        csp_req_fill_status(&op->r, st);
+    if (*rc == MPI_SUCCESS && op->st_found) {
         patience_us = PATIENCE_MIN_US;
         nothing_waits = 0;
     }
+    *opp = op;
+    return 1;
+}
+
+int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Status *st, int *rc)
+{
+    struct csp_op *op;
+    if (!take(c, src, tag, &op, rc))
+        return 0;
+    *flag = 0;
+    if (!op)
+        return 1;
+    int found = *rc == MPI_SUCCESS && op->st_found;
+    if (found)
+        csp_req_fill_status(&op->r, st);
     csp_op_release(op);
     if (*rc != MPI_SUCCESS)
         return 1;
@@ -165,5 +190,28 @@ int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Statu
         csp_poke_progress();
         csp_pprobe_post(c, src, tag);
     }
+    return 1;
+}
+
+/* MPI_Improbe's polling: the probe left with the ghost does not match
+ * (an MPI_Iprobe's), so its answer only says whether this call must ask
+ * the ghost to match: "nothing" is answered at once, a message found
+ * sends the caller to the matching probe (which finds it, unless another
+ * receive of this process took it meanwhile). */
+int csp_pprobe_nothing(struct csp_comm *c, int src, int tag, int *rc)
+{
+    struct csp_op *op;
+    if (!take(c, src, tag, &op, rc))
+        return 0;
+    if (!op)
+        return 1;
+    int found = *rc == MPI_SUCCESS && op->st_found;
+    csp_op_release(op);
+    if (*rc != MPI_SUCCESS)
+        return 1;
+    if (found)
+        return 0;
+    csp_poke_progress();
+    csp_pprobe_post(c, src, tag);
     return 1;
 }

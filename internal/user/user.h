@@ -478,6 +478,10 @@ void csp_pprobe_drop(void);
  * if it answered (*flag, *st, *rc set), 0 if the caller is to probe and
  * wait (then, finding nothing, csp_pprobe_post leaves a probe). */
 int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Status *st, int *rc);
+/* MPI_Improbe(src, tag) on c's offloaded entry: 1 if the polled probe
+ * says nothing is there (or *rc is an error), 0 if the caller is to
+ * probe, match and wait (then, finding nothing, csp_pprobe_post). */
+int csp_pprobe_nothing(struct csp_comm *c, int src, int tag, int *rc);
 void csp_pprobe_post(struct csp_comm *c, int src, int tag);
 static inline void csp_pprobe_forget(struct csp_comm *c)
 {

@@ -3,7 +3,11 @@
  * does, on a duplicate of the world with wildcard_used=<hint> ("-": no
  * hint). Rank 0 serves, every other rank is a client.
  *
- *   ip_pollprobe <requests per client> <hint>
+ *   ip_pollprobe <requests per client> <hint> [improbe]
+ *
+ * With "improbe" every loop below polls MPI_Improbe instead and receives
+ * the message it matched with MPI_Mrecv (the stale section's first two
+ * probes stay MPI_Iprobe: they are the section's point).
  *
  * Sections (rank 0 prints one result line each):
  *   serve  every client sends <requests> requests (tag 100 + i % 7, i
@@ -50,8 +54,27 @@ static void spin(double us)
         ;
 }
 
-static int rank, size;
+static int rank, size, matched;
 static MPI_Comm comm;
+
+/* One poll: MPI_Iprobe, or MPI_Improbe with "improbe" (*msg then holds
+ * the message found). */
+static void probe(int src, int tag, int *flag, MPI_Message *msg, MPI_Status *st)
+{
+    if (matched)
+        MPI_Improbe(src, tag, comm, flag, msg, st);
+    else
+        MPI_Iprobe(src, tag, comm, flag, st);
+}
+
+/* Receive what probe found (src and tag: its status's). */
+static void recv_probed(int *buf, int n, int src, int tag, MPI_Message *msg, MPI_Status *st)
+{
+    if (matched)
+        MPI_Mrecv(buf, n, MPI_INT, msg, st);
+    else
+        MPI_Recv(buf, n, MPI_INT, src, tag, comm, st);
+}
 
 static void report(const char *test, int ok, long msgs, const char *bad)
 {
@@ -81,7 +104,8 @@ static void serve(int n)
     while (done < want && polls < 200000000L) {
         int flag = 0;
         MPI_Status st;
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &st);
+        MPI_Message msg;
+        probe(MPI_ANY_SOURCE, MPI_ANY_TAG, &flag, &msg, &st);
         polls++;
         if (!flag) {
             spin(20);
@@ -96,7 +120,7 @@ static void serve(int n)
         }
         MPI_Status rs;
         int got;
-        MPI_Recv(req, 64, MPI_INT, s, st.MPI_TAG, comm, &rs);
+        recv_probed(req, 64, s, st.MPI_TAG, &msg, &rs);
         MPI_Get_count(&rs, MPI_INT, &got);
         for (int w = 0; ok && w < got; w++)
             if (req[w] != (w % 2 ? i : s)) {
@@ -120,12 +144,12 @@ static void serve(int n)
     report("serve", ok, done, bad);
 }
 
-/* Poll MPI_Iprobe(src, tag) until true, at most about 10 s. */
-static int poll_until(int src, int tag, MPI_Status *st)
+/* Poll (src, tag) until found, at most about 10 s. */
+static int poll_until(int src, int tag, MPI_Message *msg, MPI_Status *st)
 {
     int flag = 0;
     for (long i = 0; !flag && i < 1000000L; i++) {
-        MPI_Iprobe(src, tag, comm, &flag, st);
+        probe(src, tag, &flag, msg, st);
         if (!flag)
             spin(10);
     }
@@ -137,6 +161,7 @@ static void stale(void)
     int a[3] = {1, 2, 3}, b[5] = {4, 5, 6, 7, 8}, buf[8], flag = 0, ok = 1, count;
     char bad[160] = "";
     MPI_Status st;
+    MPI_Message msg;
     if (rank == 0)
         MPI_Iprobe(1, 7, comm, &flag, &st);
     if (rank == 0 && flag) {
@@ -161,7 +186,8 @@ static void stale(void)
         snprintf(bad, sizeof(bad), "first:count=%d", count);
         ok = 0;
     }
-    if (!poll_until(1, 7, &st)) {
+    int second = poll_until(1, 7, &msg, &st);
+    if (!second) {
         snprintf(bad, sizeof(bad), "second-not-found");
         ok = 0;
     } else {
@@ -171,15 +197,17 @@ static void stale(void)
             ok = 0;
         }
     }
-    MPI_Recv(buf, 8, MPI_INT, 1, 7, comm, &st);
+    if (matched && second)
+        recv_probed(buf, 8, 1, 7, &msg, &st);
+    else
+        MPI_Recv(buf, 8, MPI_INT, 1, 7, comm, &st);
     MPI_Get_count(&st, MPI_INT, &count);
     if (ok && (count != 5 || buf[0] != 4 || buf[4] != 8)) {
         snprintf(bad, sizeof(bad), "second:count=%d", count);
         ok = 0;
     }
-    MPI_Iprobe(1, 7, comm, &flag, &st);
-    for (int i = 0; ok && i < 100; i++) {
-        MPI_Iprobe(1, 7, comm, &flag, &st);
+    for (int i = 0; ok && i <= 100; i++) {
+        probe(1, 7, &flag, &msg, &st);
         if (flag) {
             snprintf(bad, sizeof(bad), "found-after-both-received:poll=%d", i);
             ok = 0;
@@ -194,19 +222,20 @@ static void once(void)
     int v = 42, got = 0, flag = 0, ok = 1;
     char bad[160] = "";
     MPI_Status st;
+    MPI_Message msg;
     MPI_Request r = MPI_REQUEST_NULL;
     if (rank == 0)
         for (int i = 0; i < 5; i++)
-            MPI_Iprobe(1, 9, comm, &flag, &st);
+            probe(1, 9, &flag, &msg, &st);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1)
         MPI_Isend(&v, 1, MPI_INT, 0, 9, comm, &r);
     if (rank == 0) {
-        if (!poll_until(1, 9, &st)) {
+        if (!poll_until(1, 9, &msg, &st)) {
             snprintf(bad, sizeof(bad), "not-found");
             ok = 0;
         } else {
-            MPI_Recv(&got, 1, MPI_INT, 1, 9, comm, &st);
+            recv_probed(&got, 1, 1, 9, &msg, &st);
             if (got != 42 || st.MPI_SOURCE != 1 || st.MPI_TAG != 9) {
                 snprintf(bad, sizeof(bad), "got=%d,src=%d,tag=%d", got, st.MPI_SOURCE, st.MPI_TAG);
                 ok = 0;
@@ -229,13 +258,14 @@ static void *poller(void *v)
     struct tharg *a = v;
     for (int i = 0; i < a->n && a->ok; i++) {
         MPI_Status st;
-        if (!poll_until(1, 200 + a->k, &st)) {
+        MPI_Message msg;
+        if (!poll_until(1, 200 + a->k, &msg, &st)) {
             snprintf(a->bad, sizeof(a->bad), "thread%d:not-found:i=%d", a->k, i);
             a->ok = 0;
             break;
         }
         int buf[2] = {-1, -1};
-        MPI_Recv(buf, 2, MPI_INT, 1, 200 + a->k, comm, &st);
+        recv_probed(buf, 2, 1, 200 + a->k, &msg, &st);
         if (buf[0] != a->k || buf[1] != i || st.MPI_TAG != 200 + a->k) {
             snprintf(a->bad, sizeof(a->bad), "thread%d:i=%d:got=%d,%d,tag=%d", a->k, i, buf[0], buf[1], st.MPI_TAG);
             a->ok = 0;
@@ -272,10 +302,11 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (argc != 3) {
-        fprintf(stderr, "usage: ip_pollprobe <requests per client> <hint>\n");
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "improbe") == 0)) {
+        fprintf(stderr, "usage: ip_pollprobe <requests per client> <hint> [improbe]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    matched = argc == 4;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Info info;
