@@ -75,15 +75,6 @@
 #define PATIENCE_GROW 4u
 static uint32_t patience_us = PATIENCE_MIN_US, nothing_waits;
 
-/* Wait until the probe is DONE. Returns an MPI error code (the ghost is
- * gone). */
-static int settle(struct csp_op *op)
-{
-    if (op->r.state == CSP_OPS_DONE)
-        return MPI_SUCCESS;
-    return csp_wait_op(op);
-}
-
 void csp_pprobe_settle(struct csp_comm *c)
 {
     if (csp_u.pprobe.op && csp_u.pprobe.entry == c)
@@ -98,7 +89,7 @@ void csp_pprobe_drop(void)
     csp_u.pprobe = (struct csp_pprobe){0};
     if (!op)
         return;
-    if (settle(op) == MPI_SUCCESS && op->r.state == CSP_OPS_DONE) {
+    if (csp_wait_op(op) == MPI_SUCCESS && op->r.state == CSP_OPS_DONE) { /* at once if it is */
         csp_op_release(op);
         return;
     }
