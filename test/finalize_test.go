@@ -19,7 +19,8 @@ import (
 // nothing is borrowed at MPI_Finalize. Every process of a host running
 // more processes than it has CPUs also lends its core while MPI and the
 // runtime initialize, and the same checks cover that timer.
-// CSP_LEND_TIMER=off borrows no signal at all.
+// CSP_LEND_TIMER=off borrows no signal at all. CSP_VERBOSE=2 also says
+// where MPI_Init's and MPI_Finalize's time went, step by step.
 func TestFinalizeLending(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_finalize")
@@ -57,6 +58,22 @@ func TestFinalizeLending(t *testing.T) {
 			} else {
 				require.Empty(t, im, "no lending at MPI_Init with a CPU per process or CSP_LEND_TIMER=off:\n%s", res.Stderr)
 			}
+			// CSP_VERBOSE=2 times the steps of MPI_Init on every process
+			// and of MPI_Finalize on every user: each named, none
+			// negative, MPICH's own first.
+			steps := regexp.MustCompile(`(user|ghost) \d+: (MPI_Init|MPI_Finalize) took ([0-9.]+) ms: ((?:[a-zA-Z]+ [0-9.]+ ?)+)\(ms\)`)
+			sm := steps.FindAllStringSubmatch(res.Stderr, -1)
+			inits := 0
+			for _, x := range sm {
+				if x[2] == "MPI_Init" {
+					inits++
+					require.Regexp(t, `^MPICH [0-9.]+ config [0-9.]+ layout [0-9.]+ pool [0-9.]+ channels [0-9.]+ rma [0-9.]+ ( ?user [0-9.]+ )?$`, x[4], x[0])
+				} else {
+					require.Regexp(t, `^user [0-9.]+ MPICH [0-9.]+ $`, x[4], x[0])
+				}
+			}
+			require.Equal(t, l.N, inits, "every process times its MPI_Init:\n%s", res.Stderr)
+			require.Len(t, sm, l.N+l.Users(), "and every user its MPI_Finalize:\n%s", res.Stderr)
 			m := lent.FindAllStringSubmatch(res.Stderr, -1)
 			if !c.lend || !c.timer {
 				require.Empty(t, m, "no lending with the ghost at the users' priority or CSP_LEND_TIMER=off:\n%s", res.Stderr)

@@ -148,13 +148,16 @@ func Init(required int) (int, error) {
 		os.Exit(1)
 	}
 	cfg, cfgErr := ReadConfig()
+	steps := newInitSteps()
 	provided, err := mpi.InitThread(required)
 	if err != nil {
 		return provided, err
 	}
+	steps.done("MPICH")
 	r := &runtime{cfg: cfg, provided: provided, comms: map[int32]*commState{}, rmaWin: mpi.WinNull}
 	rt = r
 	defer r.stopInitLending()
+	defer func() { r.reportInit(steps) }()
 	if r.wrank, err = mpi.CommWorld.Rank(); err != nil {
 		return provided, err
 	}
@@ -180,26 +183,74 @@ func Init(required int) (int, error) {
 	if !cfg.PT2PT {
 		r.verbosef(1, "CSP_ASYNC_MODE without pt2pt: point-to-point offload is off")
 	}
+	steps.done("config")
 	if err := r.setupLayout(); err != nil {
 		return provided, err
 	}
+	steps.done("layout")
 	if err := r.setupPool(); err != nil {
 		return provided, err
 	}
+	steps.done("pool")
 	if err := r.setupChannels(); err != nil {
 		return provided, err
 	}
+	steps.done("channels")
 	if err := r.setupRMA(); err != nil {
 		return provided, err
 	}
+	steps.done("rma")
 	if r.role == RoleGhost {
 		r.stopInitLending()
+		r.reportInit(steps)
 		r.runGhost() // does not return
 	}
 	if err := r.startUser(); err != nil {
 		return provided, err
 	}
+	steps.done("user")
 	return provided, nil
+}
+
+// initSteps times the steps of Init and Finalize, for CSP_VERBOSE=2:
+// where a job's start and end go (MPICH's own MPI_Init, then each step
+// of ours; most end in a collective, so a step's time includes waiting
+// for the slowest process).
+type initSteps struct {
+	last  time.Time
+	names []string
+	took  []time.Duration
+}
+
+func newInitSteps() *initSteps { return &initSteps{last: time.Now()} }
+
+func (s *initSteps) done(name string) {
+	now := time.Now()
+	s.names = append(s.names, name)
+	s.took = append(s.took, now.Sub(s.last))
+	s.last = now
+}
+
+// reportInit prints Init's steps once (CSP_VERBOSE=2).
+func (r *runtime) reportInit(s *initSteps) { r.reportSteps("MPI_Init", s) }
+
+// reportSteps prints the steps of call once (CSP_VERBOSE=2).
+func (r *runtime) reportSteps(call string, s *initSteps) {
+	if !r.verbose(2) || len(s.names) == 0 {
+		return
+	}
+	var b strings.Builder
+	var total time.Duration
+	for i, n := range s.names {
+		fmt.Fprintf(&b, " %s %.1f", n, float64(s.took[i].Microseconds())/1000)
+		total += s.took[i]
+	}
+	role := "user"
+	if r.role == RoleGhost {
+		role = "ghost"
+	}
+	r.logf("%s %d: %s took %.1f ms:%s (ms)", role, r.wrank, call, float64(total.Microseconds())/1000, b.String())
+	s.names = nil
 }
 
 // stopInitLending ends the lending of the core that the interposer's
@@ -566,6 +617,7 @@ func Finalize() error {
 			r.printRoutes(urank)
 		}
 	}
+	steps := newInitSteps()
 	if r.role == RoleUser {
 		if uerr := user.Finish(); uerr != nil {
 			// Once MPI is finalized no error code can carry the message
@@ -575,13 +627,16 @@ func Finalize() error {
 			err = &mpi.Error{Code: mpi.ErrOther, Class: mpi.ErrOther, Func: "MPI_Finalize", Msg: uerr.Error()}
 		}
 	}
+	steps.done("user")
 	var ferr error
 	if r.role == RoleUser {
 		var sig, lends int
 		sig, lends, ferr = user.FinalizeMPI()
+		steps.done("MPICH")
 		if sig != 0 {
 			r.verbosef(1, "MPI_Finalize: lent the core to the ghost %d times (timer signal %d)", lends, sig)
 		}
+		r.reportSteps("MPI_Finalize", steps)
 	} else {
 		ferr = mpi.Finalize()
 	}
