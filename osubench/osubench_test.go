@@ -895,3 +895,41 @@ func TestLoadReportFormat1(t *testing.T) {
 	assert.Equal(t, []bool{false}, rep.Config.Touches)
 	assert.Equal(t, 1.0, rep.Benches[0].Summary("mpi", "total_us", 8).Median)
 }
+
+// A ratio target also gives, where it differs, the median of the ratio
+// within each repetition: plain MPICH here ran fast in one repetition and
+// slow in two, cspii-tag the other way, so the ratio of medians says
+// 0.55x where every repetition but one says 1.10x. The verdict stays on
+// the ratio of medians. Repetitions without both modes, and failed jobs,
+// pair nothing.
+func TestTargetsPairedPerRepetition(t *testing.T) {
+	const K = 1 << 10
+	busy := Series{Transport: SHM, Compute: Busy, Touch: true}
+	sizes := []int64{256 * K}
+	var reps []*BenchResult
+	for rep, v := range []map[string]float64{{"mpi": 100, "cspii-tag": 110}, {"mpi": 200, "cspii-tag": 220}, {"mpi": 200, "cspii-tag": 110}} {
+		br := fakeBench(Overlap, busy, DefaultLayout, sizes, func(mode string, _ int64) map[string]float64 {
+			return map[string]float64{"total_us": v[mode]}
+		}, "mpi", "cspii-tag")
+		for _, j := range br.Jobs {
+			j.Rep = rep + 1
+		}
+		reps = append(reps, br)
+	}
+	all := reps[0]
+	for _, br := range reps[1:] {
+		all.Jobs = append(all.Jobs, br.Jobs...)
+	}
+	// A fourth repetition of cspii-tag alone, and a failed plain job in a
+	// fifth: neither pairs.
+	all.Jobs = append(all.Jobs, &JobRecord{Mode: "cspii-tag", Rep: 4, Points: []Point{{Size: 256 * K, Values: map[string]float64{"total_us": 1000}}}},
+		&JobRecord{Mode: "mpi", Rep: 5, Error: "exit code 1", Points: []Point{{Size: 256 * K, Values: map[string]float64{"total_us": 1}}}},
+		&JobRecord{Mode: "cspii-tag", Rep: 5, Points: []Point{{Size: 256 * K, Values: map[string]float64{"total_us": 1}}}})
+	p := all.PairedRatio("cspii-tag", "mpi", "total_us", 256*K)
+	require.Equal(t, 3, p.N)
+	assert.InDelta(t, 1.10, p.Median, 1e-9)
+	ts := EvaluateTargets([]*BenchResult{all})
+	a := findTarget(t, ts, SHM, "cspii-tag", Overlap, "busy, touched", "T_total <= 1.10x")
+	assert.Equal(t, statusMet, a.Status, "judged on the ratio of medians (110/200 with the fourth repetition's 1000 and the fifth's 1)")
+	assert.Equal(t, "256K: 0.55x; paired per repetition: 256K: 1.10x (not measured at 1M, 4M)", a.Measured)
+}

@@ -279,6 +279,37 @@ func (br *BenchResult) Summary(mode, metric string, size int64) Spread {
 	return Summarize(br.Values(mode, metric, size))
 }
 
+// PairedRatio returns the spread of mode's metric at size over base's in
+// the same repetition, over the repetitions in which both produced it.
+// Interleaved jobs of one repetition meet the same state of the host: on
+// the development machine plain MPICH's small-message jobs switch between
+// two speeds about 2x apart from one repetition to the next, which moves
+// a ratio of medians but not the median of these ratios.
+func (br *BenchResult) PairedRatio(mode, base, metric string, size int64) Spread {
+	byRep := func(m string) map[int]float64 {
+		out := map[int]float64{}
+		for _, j := range br.Jobs {
+			if j.Mode != m || j.Error != "" {
+				continue
+			}
+			for _, p := range j.Points {
+				if v, ok := p.Values[metric]; ok && p.Size == size {
+					out[j.Rep] = v
+				}
+			}
+		}
+		return out
+	}
+	a, b := byRep(mode), byRep(base)
+	var rs []float64
+	for rep, v := range a {
+		if w, ok := b[rep]; ok {
+			rs = append(rs, Ratio(v, w))
+		}
+	}
+	return Summarize(rs)
+}
+
 // Succeeded is the number of jobs of mode that produced results.
 func (br *BenchResult) Succeeded(mode string) int {
 	n := 0

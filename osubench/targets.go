@@ -124,6 +124,31 @@ func (t targetCtx) ratio(key string, size int64) float64 {
 	return Ratio(t.med(t.mode, key, size), t.med("mpi", key, size))
 }
 
+// paired appends to a target's measured text, at the sizes where it
+// differs from the ratio of medians, the median of the mode's ratio to
+// plain MPICH within each repetition (BenchResult.PairedRatio). The
+// verdict stays on the ratio of medians; where the two disagree the host
+// changed under plain MPICH between repetitions.
+func (t targetCtx) paired(st, msr, key string, ss []int64) (string, string) {
+	if st == statusNoValue {
+		return st, msr
+	}
+	var parts []string
+	for _, s := range ss {
+		r := t.br.PairedRatio(t.mode, "mpi", key, s)
+		if r.N == 0 || math.IsNaN(r.Median) {
+			continue
+		}
+		if p, m := fmt.Sprintf("%.2fx", r.Median), fmt.Sprintf("%.2fx", t.ratio(key, s)); p != m {
+			parts = append(parts, FormatSize(s)+": "+p)
+		}
+	}
+	if len(parts) == 0 {
+		return st, msr
+	}
+	return st, msr + "; paired per repetition: " + strings.Join(parts, ", ")
+}
+
 func sizesAtLeast(ss []int64, min int64) []int64 {
 	return sizesIn(ss, min, math.MaxInt64)
 }
@@ -221,7 +246,8 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 	busyT := Series{Transport: tr, Compute: Busy, Touch: true}
 	sleepT := Series{Transport: tr, Compute: Sleep, Touch: true}
 	ratioEvery := func(t targetCtx, key string, ss []int64, limit float64) (string, string) {
-		return every(ss, func(s int64) float64 { return t.ratio(key, s) }, func(r float64) bool { return r <= limit }, "%.2fx")
+		st, msr := every(ss, func(s int64) float64 { return t.ratio(key, s) }, func(r float64) bool { return r <= limit }, "%.2fx")
+		return t.paired(st, msr, key, ss)
 	}
 	withMissing := func(st, msr string, ss, want []int64) (string, string) {
 		if miss := missingSizes(ss, want); miss != "" {
@@ -461,7 +487,8 @@ func issue15Targets(results []*BenchResult, tr Transport, mode string) []Target 
 	atMost := func(b Bench, s Series, limit float64) {
 		key := IterMetric(b)
 		add(b, s, fmt.Sprintf("%s <= %.2fx mpi at every size", key, limit), func(t targetCtx) (string, string) {
-			return every(t.br.Sizes, func(sz int64) float64 { return t.ratio(key, sz) }, func(r float64) bool { return r <= limit }, "%.2fx")
+			st, msr := every(t.br.Sizes, func(sz int64) float64 { return t.ratio(key, sz) }, func(r float64) bool { return r <= limit }, "%.2fx")
+			return t.paired(st, msr, key, t.br.Sizes)
 		})
 	}
 	serverCompute := func(s Series, limit float64) {
