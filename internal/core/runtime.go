@@ -148,7 +148,7 @@ func Init(required int) (int, error) {
 		os.Exit(1)
 	}
 	cfg, cfgErr := ReadConfig()
-	steps := newInitSteps()
+	steps := newCallSteps()
 	provided, err := mpi.InitThread(required)
 	if err != nil {
 		return provided, err
@@ -157,7 +157,7 @@ func Init(required int) (int, error) {
 	r := &runtime{cfg: cfg, provided: provided, comms: map[int32]*commState{}, rmaWin: mpi.WinNull}
 	rt = r
 	defer r.stopInitLending()
-	defer func() { r.reportInit(steps) }()
+	defer r.reportInit(steps)
 	if r.wrank, err = mpi.CommWorld.Rank(); err != nil {
 		return provided, err
 	}
@@ -212,19 +212,19 @@ func Init(required int) (int, error) {
 	return provided, nil
 }
 
-// initSteps times the steps of Init and Finalize, for CSP_VERBOSE=2:
+// callSteps times the steps of Init and Finalize, for CSP_VERBOSE=2:
 // where a job's start and end go (MPICH's own MPI_Init, then each step
 // of ours; most end in a collective, so a step's time includes waiting
 // for the slowest process).
-type initSteps struct {
+type callSteps struct {
 	last  time.Time
 	names []string
 	took  []time.Duration
 }
 
-func newInitSteps() *initSteps { return &initSteps{last: time.Now()} }
+func newCallSteps() *callSteps { return &callSteps{last: time.Now()} }
 
-func (s *initSteps) done(name string) {
+func (s *callSteps) done(name string) {
 	now := time.Now()
 	s.names = append(s.names, name)
 	s.took = append(s.took, now.Sub(s.last))
@@ -232,10 +232,10 @@ func (s *initSteps) done(name string) {
 }
 
 // reportInit prints Init's steps once (CSP_VERBOSE=2).
-func (r *runtime) reportInit(s *initSteps) { r.reportSteps("MPI_Init", s) }
+func (r *runtime) reportInit(s *callSteps) { r.reportSteps("MPI_Init", s) }
 
 // reportSteps prints the steps of call once (CSP_VERBOSE=2).
-func (r *runtime) reportSteps(call string, s *initSteps) {
+func (r *runtime) reportSteps(call string, s *callSteps) {
 	if !r.verbose(2) || len(s.names) == 0 {
 		return
 	}
@@ -617,7 +617,7 @@ func Finalize() error {
 			r.printRoutes(urank)
 		}
 	}
-	steps := newInitSteps()
+	steps := newCallSteps()
 	if r.role == RoleUser {
 		if uerr := user.Finish(); uerr != nil {
 			// Once MPI is finalized no error code can carry the message
