@@ -114,18 +114,18 @@ void csp_pprobe_post(struct csp_comm *c, int src, int tag)
 }
 
 /* take: the polled probe's answer for a call probing src and tag on c.
- * Returns 0 if there is none to use (the caller probes and waits);
- * otherwise 1 with *rc and, in *opp, the answered record (the caller
- * releases it) or NULL: "nothing yet", or the ghost is gone (*rc). */
-static int take(struct csp_comm *c, int src, int tag, struct csp_op **opp, int *rc)
+ * Returns -1 if there is none to use (the caller probes and waits);
+ * otherwise *rc and 1 for a message (its status in *st, if st), 0 for
+ * "nothing" (another probe is then left) or an error (*rc: the ghost is
+ * gone). */
+static int take(struct csp_comm *c, int src, int tag, MPI_Status *st, int *rc)
 {
     struct csp_pprobe *p = &csp_u.pprobe;
-    *opp = NULL;
     if (!p->op)
-        return 0;
+        return -1;
     if (p->entry != c || p->src != src || p->tag != tag || p->stale) {
         csp_pprobe_drop();
-        return 0;
+        return -1;
     }
     struct csp_op *op = p->op;
     if (op->r.state == CSP_OPS_HELD)
@@ -135,7 +135,7 @@ static int take(struct csp_comm *c, int src, int tag, struct csp_op **opp, int *
     if (!csp_poll_op(op)) {
         if (!csp_u.lend || csp_prof_now_ns() - p->t0 < patience_us * 1000u) { /* nothing yet */
             csp_poke_progress();
-            return 1;
+            return 0;
         }
         /* The ghost has not had the core since: give it until it answers.
          * This call owns the probe from here (the wait lets other
@@ -144,7 +144,7 @@ static int take(struct csp_comm *c, int src, int tag, struct csp_op **opp, int *
         if ((*rc = csp_wait_op(op)) != MPI_SUCCESS) { /* the ghost is gone */
             op->r.freed = 1; /* whoever finishes it returns the record */
             csp_u.nfreed_pending++;
-            return 1;
+            return 0;
         }
         if (!op->st_found && ++nothing_waits == PATIENCE_GROW) {
             nothing_waits = 0;
@@ -154,33 +154,27 @@ static int take(struct csp_comm *c, int src, int tag, struct csp_op **opp, int *
         *p = (struct csp_pprobe){0}; /* answered: this call takes it */
     }
     *rc = op->r.st_error;
-    if (*rc == MPI_SUCCESS && op->st_found) {
+    int found = *rc == MPI_SUCCESS && op->st_found;
+    if (found) {
         patience_us = PATIENCE_MIN_US;
         nothing_waits = 0;
+        if (st)
+            csp_req_fill_status(&op->r, st);
     }
-    *opp = op;
-    return 1;
+    csp_op_release(op);
+    if (*rc == MPI_SUCCESS && !found) {
+        csp_poke_progress();
+        csp_pprobe_post(c, src, tag);
+    }
+    return found;
 }
 
 int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Status *st, int *rc)
 {
-    struct csp_op *op;
-    if (!take(c, src, tag, &op, rc))
+    int a = take(c, src, tag, st, rc);
+    if (a < 0)
         return 0;
-    *flag = 0;
-    if (!op)
-        return 1;
-    int found = *rc == MPI_SUCCESS && op->st_found;
-    if (found)
-        csp_req_fill_status(&op->r, st);
-    csp_op_release(op);
-    if (*rc != MPI_SUCCESS)
-        return 1;
-    *flag = found;
-    if (!found) {
-        csp_poke_progress();
-        csp_pprobe_post(c, src, tag);
-    }
+    *flag = a;
     return 1;
 }
 
@@ -191,18 +185,5 @@ int csp_pprobe_answer(struct csp_comm *c, int src, int tag, int *flag, MPI_Statu
  * receive of this process took it meanwhile). */
 int csp_pprobe_nothing(struct csp_comm *c, int src, int tag, int *rc)
 {
-    struct csp_op *op;
-    if (!take(c, src, tag, &op, rc))
-        return 0;
-    if (!op)
-        return 1;
-    int found = *rc == MPI_SUCCESS && op->st_found;
-    csp_op_release(op);
-    if (*rc != MPI_SUCCESS)
-        return 1;
-    if (found)
-        return 0;
-    csp_poke_progress();
-    csp_pprobe_post(c, src, tag);
-    return 1;
+    return take(c, src, tag, NULL, rc) == 0;
 }
