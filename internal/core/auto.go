@@ -128,10 +128,18 @@ type epoch struct {
 	wallUS, mpiUS, sleepUS, collUS, cpuUS, queueUS, waits, bytesAll float64
 }
 
-// epoch takes this member's profile since f's previous evaluation.
+// epoch takes this member's profile since f's previous evaluation. The
+// thread's CPU and run-queue times enter the estimate only where ghosts
+// share cores with users (net: the ghost's share of the application's
+// idle time); elsewhere they stay zero and their two system calls, 6-9
+// us of an evaluation after a phase that swept the caches (docs/design.md
+// section 10), are not made.
 func (r *runtime) epoch(f *family) epoch {
 	now, p := time.Now(), user.ReadProfile()
-	cpu, queue := threadSched()
+	var cpu, queue int64
+	if r.model.oversub {
+		cpu, queue = threadSched()
+	}
 	e := epoch{
 		wallUS:   float64(now.Sub(f.last).Microseconds()),
 		mpiUS:    float64(p.MPINS-f.snap.MPINS) / 1e3,

@@ -159,3 +159,30 @@ func BenchmarkSchedstat(b *testing.B) {
 		}
 	})
 }
+
+// An epoch reads the thread's CPU and run-queue times only where the
+// estimate uses them (ghosts sharing cores with users): with a core per
+// process they stay zero, and their system calls are not made.
+func TestEpochThreadTimes(t *testing.T) {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	for _, oversub := range []bool{true, false} {
+		m, err := newModel(Config{}, oversub, false)
+		require.NoError(t, err)
+		r := &runtime{model: m}
+		f := &family{last: time.Now()}
+		r.epoch(f)
+		for end := time.Now().Add(20 * time.Millisecond); time.Now().Before(end); {
+		}
+		e := r.epoch(f)
+		require.Greater(t, e.wallUS, 15e3, "oversub %v", oversub)
+		if oversub {
+			require.Greater(t, e.cpuUS, 2e3, "20 ms of spinning is some CPU time, even on a loaded host")
+			require.NotZero(t, f.cpuNS)
+		} else {
+			require.Zero(t, e.cpuUS)
+			require.Zero(t, e.queueUS)
+			require.Zero(t, f.cpuNS, "not read")
+		}
+	}
+}
