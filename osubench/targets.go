@@ -614,8 +614,8 @@ func beatsBoth(t targetCtx, key string, limit float64) (string, string) {
 // phasesBound is what the phases target allows at all: the round of a
 // route choice that knew each phase's faster route (mpi or cspii-tag) and
 // switched for nothing, from the phases' medians, (a) small_us and (b)
-// large_us each at the faster of the two, plus mpi's barriers (sync_us),
-// as ratios to mpi's and cspii-tag's round_us. Where that is over the
+// large_us (each with its phase's barriers: round_us is their sum) each
+// at the faster of the two, as ratios to mpi's and cspii-tag's round_us. Where that is over the
 // limit no choice of route meets the target in this series: the gain is
 // not there to take. "" without the phase times.
 func phasesBound(t targetCtx) string {
@@ -623,7 +623,7 @@ func phasesBound(t targetCtx) string {
 	for _, sz := range t.br.Sizes {
 		m := func(mode, key string) float64 { return t.med(mode, key, sz) }
 		best := math.Min(m("mpi", "small_us"), m("cspii-tag", "small_us")) +
-			math.Min(m("mpi", "large_us"), m("cspii-tag", "large_us")) + m("mpi", "sync_us")
+			math.Min(m("mpi", "large_us"), m("cspii-tag", "large_us"))
 		rm, rt := Ratio(best, m("mpi", "round_us")), Ratio(best, m("cspii-tag", "round_us"))
 		if math.IsNaN(rm) || math.IsNaN(rt) {
 			continue
