@@ -149,6 +149,13 @@ func (t targetCtx) paired(st, msr, key string, ss []int64) (string, string) {
 	return st, msr + "; paired per repetition: " + strings.Join(parts, ", ")
 }
 
+// ratioAtMost checks the mode's ratio to mpi of key at each size of ss
+// against limit, with the paired ratios where they differ.
+func (t targetCtx) ratioAtMost(key string, ss []int64, limit float64) (string, string) {
+	st, msr := every(ss, func(s int64) float64 { return t.ratio(key, s) }, func(r float64) bool { return r <= limit }, "%.2fx")
+	return t.paired(st, msr, key, ss)
+}
+
 func sizesAtLeast(ss []int64, min int64) []int64 {
 	return sizesIn(ss, min, math.MaxInt64)
 }
@@ -245,10 +252,6 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 	pair, halo := DefaultLayout, DefaultHaloLayout
 	busyT := Series{Transport: tr, Compute: Busy, Touch: true}
 	sleepT := Series{Transport: tr, Compute: Sleep, Touch: true}
-	ratioEvery := func(t targetCtx, key string, ss []int64, limit float64) (string, string) {
-		st, msr := every(ss, func(s int64) float64 { return t.ratio(key, s) }, func(r float64) bool { return r <= limit }, "%.2fx")
-		return t.paired(st, msr, key, ss)
-	}
 	withMissing := func(st, msr string, ss, want []int64) (string, string) {
 		if miss := missingSizes(ss, want); miss != "" {
 			msr += " (" + miss + ")"
@@ -259,14 +262,14 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 	// Issue 14 (a): CPU-bound compute with touched buffers: offload must
 	// not cost more than 10% where there is data to move.
 	add("14", Overlap, busyT, "T_total <= 1.10x mpi at every size 256K-4M", pair, true, func(t targetCtx) (string, string) {
-		st, msr := ratioEvery(t, "total_us", sizesIn(t.br.Sizes, 256*K, 4*M), 1.10)
+		st, msr := t.ratioAtMost("total_us", sizesIn(t.br.Sizes, 256*K, 4*M), 1.10)
 		return withMissing(st, msr, t.br.Sizes, []int64{256 * K, 1 * M, 4 * M})
 	})
 	add("14", Overlap, busyT, "T_total <= 1.5x mpi at 64K", pair, true, func(t targetCtx) (string, string) {
 		return atSize(t, "total_us", 64*K, func(r float64) bool { return r <= 1.5 })
 	})
 	add("14", Halo, busyT, "time per iteration <= 1.10x mpi at >= 256K", halo, true, func(t targetCtx) (string, string) {
-		st, msr := ratioEvery(t, "iter_us", sizesAtLeast(t.br.Sizes, 256*K), 1.10)
+		st, msr := t.ratioAtMost("iter_us", sizesAtLeast(t.br.Sizes, 256*K), 1.10)
 		return withMissing(st, msr, t.br.Sizes, []int64{256 * K, 1 * M, 4 * M})
 	})
 	// Issue 14 (b): compute that leaves the core, touched buffers: the
@@ -281,11 +284,11 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		return withMissing(st, msr, t.br.Sizes, []int64{1 * M, 4 * M})
 	})
 	add("14", Overlap, sleepT, "T_total <= 0.7x mpi at 1M and 4M", pair, true, func(t targetCtx) (string, string) {
-		st, msr := ratioEvery(t, "total_us", sizesOf(t.br.Sizes, 1*M, 4*M), 0.7)
+		st, msr := t.ratioAtMost("total_us", sizesOf(t.br.Sizes, 1*M, 4*M), 0.7)
 		return withMissing(st, msr, t.br.Sizes, []int64{1 * M, 4 * M})
 	})
 	add("14", Halo, sleepT, "time per iteration <= 0.333x mpi (3x faster) at 64K-256K", halo, true, func(t targetCtx) (string, string) {
-		st, msr := ratioEvery(t, "iter_us", sizesIn(t.br.Sizes, 64*K, 256*K), 0.333)
+		st, msr := t.ratioAtMost("iter_us", sizesIn(t.br.Sizes, 64*K, 256*K), 0.333)
 		return withMissing(st, msr, t.br.Sizes, []int64{64 * K, 256 * K})
 	})
 	// Issue 14 (c): touching costs CasperII at most 10% more than it costs
@@ -351,7 +354,7 @@ func modeTargets(results []*BenchResult, tr Transport, mode string) []Target {
 	})
 	add("5/6", Latency, latS, "post time <= 0.5x mpi at >= 64K", pair, true, func(t targetCtx) (string, string) {
 		ss := sizesAtLeast(t.br.Sizes, 64*K)
-		st, msr := ratioEvery(t, "post_us", ss, 0.5)
+		st, msr := t.ratioAtMost("post_us", ss, 0.5)
 		return withP50(t, st, msr, "post_p50_us", ss)
 	})
 	add("5/6", Latency, latS, "wait time <= 1.5x mpi at 8 B", pair, true, func(t targetCtx) (string, string) {
@@ -487,8 +490,7 @@ func issue15Targets(results []*BenchResult, tr Transport, mode string) []Target 
 	atMost := func(b Bench, s Series, limit float64) {
 		key := IterMetric(b)
 		add(b, s, fmt.Sprintf("%s <= %.2fx mpi at every size", key, limit), func(t targetCtx) (string, string) {
-			st, msr := every(t.br.Sizes, func(sz int64) float64 { return t.ratio(key, sz) }, func(r float64) bool { return r <= limit }, "%.2fx")
-			return t.paired(st, msr, key, t.br.Sizes)
+			return t.ratioAtMost(key, t.br.Sizes, limit)
 		})
 	}
 	serverCompute := func(s Series, limit float64) {
@@ -615,9 +617,9 @@ func beatsBoth(t targetCtx, key string, limit float64) (string, string) {
 // route choice that knew each phase's faster route (mpi or cspii-tag) and
 // switched for nothing, from the phases' medians, (a) small_us and (b)
 // large_us (each with its phase's barriers: round_us is their sum) each
-// at the faster of the two, as ratios to mpi's and cspii-tag's round_us. Where that is over the
-// limit no choice of route meets the target in this series: the gain is
-// not there to take. "" without the phase times.
+// at the faster of the two, as ratios to mpi's and cspii-tag's round_us.
+// Where that is over the limit no choice of route meets the target in
+// this series: the gain is not there to take. "" without the phase times.
 func phasesBound(t targetCtx) string {
 	var parts []string
 	for _, sz := range t.br.Sizes {
