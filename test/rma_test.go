@@ -427,6 +427,33 @@ func TestRMALockallHint(t *testing.T) {
 	}
 }
 
+// CSP_ASYNC_CONFIG=auto on windows made in bursts, as Global Arrays
+// makes them (NWChem: 213 windows, most a few hundred microseconds
+// apart): a window whose members' profiles are too short to judge takes
+// their last choice when they all chose direct, instead of starting
+// redirected. Computing, then two windows: both redirected (the second
+// for want of a profile); inside MPI, then three: all direct, the last
+// two keeping the first one's choice; computing again, then one:
+// redirected. Exactly the accumulates to the three redirected windows go
+// to the ghosts, and the values are plain MPICH's.
+func TestRMAAutoBurst(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"autoburst"}})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"autoburst"}, Preload: true,
+		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	require.Equal(t, []string{"on", "on", "off", "off", "off", "on"}, rmaEffects(t, res.Stdout, 6, l.Users()), res.Output())
+	require.Equal(t, 2, strings.Count(res.Stderr, "async_config=auto: starts off at MPI_Win_allocate (profile under 1000 us since the members' last choice, which this keeps)"), res.Output())
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.Equal(t, int64(6), rmaStat(t, s, "rma_windows"), s.Fields.Line())
+		require.Equal(t, int64(3), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+		require.Zero(t, rmaStat(t, s, "rma_switches"), s.Fields.Line())
+	}
+}
+
 // rmaEffects returns, per phase, what MPI_Win_get_info said was in effect
 // on every rank ("" if the ranks disagree).
 func rmaEffects(t *testing.T, out string, phases, users int) []string {

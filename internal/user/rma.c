@@ -342,13 +342,14 @@ static int redirectable(MPI_Comm comm, int *n, int *me)
 
 /* What each member brings to enroll: ok, its async_config (unset
  * resolved by CSP_ASYNC_CONFIG), where the others reach it, its epoch_type
- * and, for auto, its profile (csp_rma_alloc_profile: 3 fields). */
-enum { E_OK, E_CONFIG, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_EPOCHS, E_PROF, E_N = E_PROF + 3 };
+ * and, for auto, its profile (csp_rma_alloc_profile). */
+enum { E_OK, E_CONFIG, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_EPOCHS, E_PROF, E_N = E_PROF + CSP_RMA_PROF_N };
 
 /* The window-wide choices enroll agreed, for start. */
 struct enrolled {
     int64_t *votes; /* every member's E_N fields (freed by start)          */
     int all_auto;   /* every member asked for async_config=auto           */
+    struct csp_rma_prof now; /* the profile reading of this member's votes */
 };
 
 /* enroll decides together (one Allgather over comm) whether to redirect
@@ -373,7 +374,7 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
     int64_t v[E_N] = {ok, config, mine->ghost, mine->gbase, mine->size, mine->disp_unit, mine->glock,
                       h->epochs ? h->epochs : CSP_RMA_EP_ALL};
     if (config == CSP_RMA_HINT_AUTO)
-        csp_rma_alloc_profile(v + E_PROF);
+        csp_rma_alloc_profile(v + E_PROF, &e->now);
     int64_t *all = malloc(sizeof(int64_t) * E_N * (size_t)n);
     int rc = all ? PMPI_Allgather(v, E_N, MPI_INT64_T, all, E_N, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
     int agreed = rc == MPI_SUCCESS, off = 0, autos = 0, epochs = 0;
@@ -422,7 +423,7 @@ static int start(struct csp_rma_win *w, MPI_Comm comm, struct enrolled *e)
 {
     int rc = MPI_SUCCESS;
     if (e->all_auto)
-        rc = csp_rma_alloc_choose(w, comm, e->votes + E_PROF, E_N);
+        rc = csp_rma_alloc_choose(w, comm, e->votes + E_PROF, E_N, &e->now);
     free(e->votes);
     e->votes = NULL;
     if (rc != MPI_SUCCESS)

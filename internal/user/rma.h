@@ -190,7 +190,10 @@ struct csp_rma {
     double cr_high;    /* switch off above it                            */
     double min_stretch_us; /* a target entering MPI at least this often
                           counts as in MPI                                */
-    struct csp_rma_prof hist; /* the profile at the last allocation       */
+    struct csp_rma_prof hist; /* the profile at the last allocation that
+                          decided (rmaauto.c)                             */
+    int last_choice;   /* what it chose: 0 none yet, CSP_RMA_CHOSE_ON or
+                          CSP_RMA_CHOSE_OFF                               */
     /* Registers an error code of class cls whose MPI_Error_string is msg
      * (the interposer's; NULL: the bare class). */
     int (*errcode)(int cls, const char *msg);
@@ -289,12 +292,15 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where);
  * alike. */
 int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double high, double min_stretch_us,
                         double *cr);
-/* At MPI_Win_allocate: this member's profile fields (wall, in-MPI
- * microseconds, calls since the last allocation) for the Allgather; then
- * the auto window's start chosen from every member's (prof[stride * i]),
- * its communicator a duplicate of comm (collective). */
-void csp_rma_alloc_profile(int64_t out[3]);
-int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *prof, int stride);
+/* At MPI_Win_allocate: this member's profile fields for the Allgather
+ * (CSP_RMA_PROF_N: wall, in-MPI microseconds and calls since the last
+ * allocation that decided, and what that one chose), *now the reading
+ * they end at; then the auto window's start chosen from every member's
+ * (prof[stride * i]), its communicator a duplicate of comm (collective). */
+enum { CSP_RMA_CHOSE_ON = 1, CSP_RMA_CHOSE_OFF = 2, CSP_RMA_PROF_N = 4 };
+void csp_rma_alloc_profile(int64_t out[CSP_RMA_PROF_N], struct csp_rma_prof *now);
+int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *prof, int stride,
+                         const struct csp_rma_prof *now);
 /* w chooses itself from now on (async_config=auto taken; its state made
  * by csp_rma_auto_start). */
 void csp_rma_auto_begin(struct csp_rma_win *w);

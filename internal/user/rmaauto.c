@@ -25,8 +25,10 @@
  *
  * Every member must make the same choice at the same point, so the choice
  * is made only where all members are, between the same two epochs: at
- * MPI_Win_allocate (from the members' profiles since the last allocation,
- * every member weighted alike: no access yet), at MPI_Win_set_info with
+ * MPI_Win_allocate (from the members' profiles between allocations,
+ * every member weighted alike: no access yet; a window of a burst, whose
+ * profile is too short, takes its members' last choice if they all chose
+ * direct), at MPI_Win_set_info with
  * symmetric=true, and at MPI_Win_fence, not every one: a fence is
  * collective, so every member counts them alike and agrees at the same
  * ones (after CSP_RMA_GAP_MIN fences, then at doubling intervals up to
@@ -150,11 +152,19 @@ static int quiet(const struct csp_rma_win *w)
 }
 
 /* choose_say tells (CSP_VERBOSE, the window's rank 0) what the automatic
- * choice did at where. */
+ * choice did at where: from the share cr (evidence 1), as the members'
+ * last allocations chose (2), or with no profile yet (0). */
 static void choose_say(const struct csp_rma_win *w, const char *what, const char *where, double cr, int evidence)
 {
     if (csp_rma.verbose < 1 || w->rank != 0)
         return;
+    if (evidence == 2) {
+        fprintf(stderr,
+                "casperii: window 0x%x: async_config=auto: %s at %s (profile under %d us since the members' last "
+                "choice, which this keeps)\n",
+                (unsigned)w->win, what, where, CSP_RMA_AUTO_BASE_US);
+        return;
+    }
     if (!evidence) {
         fprintf(stderr, "casperii: window 0x%x: async_config=auto: %s at %s (no profile yet)\n", (unsigned)w->win,
                 what, where);
@@ -249,46 +259,69 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
 
 /* csp_rma_alloc_profile fills this member's profile fields of the
  * allocation's Allgather: wall, in-MPI microseconds and calls since the
- * last allocation (zero the first time: the profile starts now). */
-void csp_rma_alloc_profile(int64_t out[3])
+ * end of the last allocation that decided (zero the first time: the
+ * profile starts with this allocation), and what that allocation chose;
+ * *now is the reading they end at (csp_rma_alloc_choose). */
+void csp_rma_alloc_profile(int64_t out[CSP_RMA_PROF_N], struct csp_rma_prof *now)
 {
-    struct csp_rma_prof now;
-    int had = csp_rma.hist.t != 0;
-    csp_rma_prof_read(&now);
+    csp_rma_prof_read(now);
     out[0] = out[1] = out[2] = 0;
-    if (had) {
-        double us = csp_prof_ns_per_tick() / 1e3; /* microseconds per tick */
-        out[0] = (int64_t)((double)(now.t - csp_rma.hist.t) * us);
-        out[1] = (int64_t)((double)(now.in_t - csp_rma.hist.in_t) * us);
-        out[2] = (int64_t)(now.calls - csp_rma.hist.calls);
+    out[3] = csp_rma.last_choice;
+    if (csp_rma.hist.t == 0) {
+        csp_rma.hist = *now; /* moved to the allocation's end (alloc_choose) */
+        return;
     }
-    csp_rma.hist = now;
+    double us = csp_prof_ns_per_tick() / 1e3; /* microseconds per tick */
+    out[0] = (int64_t)((double)(now->t - csp_rma.hist.t) * us);
+    out[1] = (int64_t)((double)(now->in_t - csp_rma.hist.in_t) * us);
+    out[2] = (int64_t)(now->calls - csp_rma.hist.calls);
 }
 
 /* csp_rma_alloc_choose chooses an auto window's start from the members'
- * profile fields (prof[3 * i ...], as csp_rma_alloc_profile gave them),
- * every member weighted alike, and starts it (w made, its communicator
- * comm's duplicate: collective). Redirected unless the members were
- * mostly in MPI. */
-int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *prof, int stride)
+ * profile fields (prof[stride * i ...], as csp_rma_alloc_profile gave
+ * them), every member weighted alike, and starts it (w made, its
+ * communicator comm's duplicate: collective). Redirected unless the
+ * members were mostly in MPI; where their profiles are too short to tell,
+ * as the members' last allocations chose if they all chose direct (a
+ * burst of windows follows the first one's choice), else redirected.
+ * Every member reads the same fields, so all choose alike. An allocation
+ * too short to decide leaves the profile running for the next, with its
+ * own time taken out. */
+int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *prof, int stride,
+                         const struct csp_rma_prof *now)
 {
     int rc = csp_rma_auto_start(w, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    int n = w->size;
+    int n = w->size, all_off = 1;
     int64_t *v = calloc(1 + 4 * (size_t)n, sizeof *v);
     if (!v)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++) {
-        memcpy(v + 1 + 3 * (size_t)i, prof + (size_t)stride * i, 3 * sizeof *v);
+        const int64_t *p = prof + (size_t)stride * i;
+        memcpy(v + 1 + 3 * (size_t)i, p, 3 * sizeof *v);
         v[1 + 3 * (size_t)n + i] = 1;
+        all_off &= p[3] == CSP_RMA_CHOSE_OFF;
     }
     double cr = 0;
     int d = csp_rma_auto_choose(n, v, 0, csp_rma.cr_low, csp_rma.cr_high, csp_rma.min_stretch_us, &cr);
     free(v);
-    w->direct = d == 1;
+    /* The next allocation's profile starts at the end of this one if it
+     * decided; else the one running goes on, this allocation's time taken
+     * out of it (it tells nothing of the application). */
+    struct csp_rma_prof end;
+    csp_rma_prof_read(&end);
+    if (d >= 0) {
+        csp_rma.hist = end;
+    } else {
+        csp_rma.hist.t += end.t - now->t;
+        csp_rma.hist.in_t += end.in_t - now->in_t;
+        csp_rma.hist.calls += end.calls - now->calls;
+    }
+    w->direct = d >= 0 ? d == 1 : all_off;
+    csp_rma.last_choice = w->direct ? CSP_RMA_CHOSE_OFF : CSP_RMA_CHOSE_ON;
     begin(w);
-    choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr, d >= 0);
+    choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr, d >= 0 ? 1 : all_off ? 2 : 0);
     return MPI_SUCCESS;
 }
 

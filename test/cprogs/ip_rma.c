@@ -47,6 +47,12 @@
  *                  MPI_Win_set_info(async_config=auto, symmetric=true):
  *                  three phases (computing, idle in MPI, computing), each
  *                  ended by a barrier and MPI_Win_set_info(symmetric=true)
+ *   ip_rma autoburst
+ *                  windows made in bursts (run it with CSP_ASYNC_CONFIG=
+ *                  auto): computing 20 ms, then two windows back to back;
+ *                  idle in MPI 20 ms, then three; computing, then one.
+ *                  Prints what is in effect on each, then accumulates once
+ *                  into each peer's window of each
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -943,6 +949,56 @@ static void autopassive(void)
     result("autopassive", ok);
 }
 
+/* idle stays inside MPI for ms milliseconds (collectives only; every rank
+ * leaves after the same one). */
+static void idle(double ms)
+{
+    double end = now_s() + ms * 1e-3;
+    int more = 1;
+    while (more) {
+        int mine = now_s() < end;
+        MPI_Allreduce(&mine, &more, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    }
+}
+
+static void autoburst(void)
+{
+    enum { NW = 6 };
+    long *base[NW];
+    MPI_Win w[NW];
+    /* computing, then 2 windows; inside MPI, then 3; computing, then 1 */
+    const int burst[] = {2, 3, 1};
+    int k = 0;
+    for (int b = 0; b < 3; b++) {
+        if (b == 1)
+            idle(20);
+        else
+            spin(20);
+        for (int i = 0; i < burst[b]; i++, k++)
+            MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base[k], &w[k]);
+    }
+    int peer = (rank + 1) % size, ok = 1;
+    long one = 1;
+    for (k = 0; k < NW; k++) {
+        effect(w[k], k);
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w[k]);
+        base[k][0] = 10 * k;
+        MPI_Win_unlock(rank, w[k]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w[k]);
+        MPI_Accumulate(&one, 1, MPI_LONG, peer, 0, 1, MPI_LONG, MPI_SUM, w[k]);
+        MPI_Win_unlock(peer, w[k]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w[k]);
+        ok &= base[k][0] == 10 * k + 1;
+        printf("value rank=%d autoburst%d=%ld\n", rank, k, base[k][0]);
+        MPI_Win_unlock(rank, w[k]);
+    }
+    for (k = 0; k < NW; k++)
+        MPI_Win_free(&w[k]);
+    result("autoburst", ok);
+}
+
 static void fatal(void)
 {
     long *base;
@@ -1062,6 +1118,8 @@ int main(int argc, char **argv)
         autofence();
     } else if (strcmp(mode, "autopassive") == 0) {
         autopassive();
+    } else if (strcmp(mode, "autoburst") == 0) {
+        autoburst();
     }
     MPI_Finalize();
     return 0;
