@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -451,6 +452,44 @@ func TestRMAAutoBurst(t *testing.T) {
 		require.Equal(t, int64(6), rmaStat(t, s, "rma_windows"), s.Fields.Line())
 		require.Equal(t, int64(3), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
 		require.Zero(t, rmaStat(t, s, "rma_switches"), s.Fields.Line())
+	}
+}
+
+// A process waiting in an offloaded MPI_Recv is the target of 200
+// passive-target epochs (a 256 KiB put each) on its MPI_Win_create window,
+// which MPICH serves and which progresses only in the target's MPI calls
+// (plain MPICH's waiting target spins in progress). The wait now sleeps
+// in short naps while the process exposes such a window: the epochs take
+// well under a second here, where the 20 ms naps of a wait for the ghost
+// made each 220 ms (44 s). The job's 20 s timeout is the liveness bound;
+// the same with a redirected MPI_Win_allocate window, which its ghost
+// serves. Data and counters as plain MPICH's.
+func TestRMABlockedTarget(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	for _, flavor := range []string{"create", "allocate"} {
+		args := []string{"blocked", flavor, "200", "256"}
+		plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: args})
+		ipRequireResults(t, plain, 1)
+		res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Timeout: 20 * time.Second,
+			Env: []string{"CSP_STATS=1"}})
+		ipRequireResults(t, res, 1)
+		require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+		stats := ipRequireStats(t, res, l.Users())
+		require.Equal(t, int64(1), stats[0].IrecvOffloaded, "the target's receive went to the ghost")
+		for _, s := range stats {
+			want := int64(0)
+			if flavor == "allocate" {
+				want = 1
+			}
+			require.Equal(t, want, rmaStat(t, s, "rma_windows"), s.Fields.Line())
+		}
+		for _, f := range ParseLines(res.Stdout, "time") {
+			t.Logf("CasperII: %s", f.Line())
+		}
+		for _, f := range ParseLines(plain.Stdout, "time") {
+			t.Logf("plain MPICH: %s", f.Line())
+		}
 	}
 }
 

@@ -33,6 +33,19 @@ extern CSP_IP_HIDDEN int csp_ip_tag_ub;
  * MPI_Win_get_attr call into Go only while there is one. */
 extern CSP_IP_HIDDEN int csp_ip_nwins;
 
+/* A window of this process was made (d = 1) or freed (d = -1): keeps
+ * csp_u.nwins_live (user.h), which blocked waits read. A window made past
+ * the interposer (mpi_f08's MPI_Win_create calls PMPI) is not counted but
+ * may be freed through it (fortran_win.c): the count stops at 0. */
+static inline void csp_ip_win_live(int d)
+{
+    uint32_t n = __atomic_load_n(&csp_u.nwins_live, __ATOMIC_RELAXED);
+    while ((d > 0 || n > 0) &&
+           !__atomic_compare_exchange_n(&csp_u.nwins_live, &n, n + (uint32_t)d, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+}
+
 static inline MPI_Comm csp_ip_map(MPI_Comm c)
 {
     return c == MPI_COMM_WORLD ? csp_ip_world : c;

@@ -81,8 +81,12 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large, MPI
                                MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_user)
-        return csp_ip_win_allocate_shared(size, disp_unit, large, info, c, baseptr, win);
+    if (!csp_ip_user) {
+        int rc = csp_ip_win_allocate_shared(size, disp_unit, large, info, c, baseptr, win);
+        if (rc == MPI_SUCCESS)
+            csp_ip_win_live(1);
+        return rc;
+    }
     /* Where the ghosts serve RMA windows, every shared window is registered
      * (not only with shmbuf_regist=true), so that it can be redirected
      * (rma.h), also one made with async_config=off, which MPI_Win_set_info
@@ -90,6 +94,8 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large, MPI
     int raise = 0, mappable = 0;
     int code = csp_go_win_allocate_shared(size, disp_unit, large, (int)info, (int)c, csp_rma.on,
                                           baseptr, (int *)win, &raise, &mappable);
+    if (code == MPI_SUCCESS || raise)
+        csp_ip_win_live(1); /* raise: the window exists, a hint failed */
     if (code == MPI_SUCCESS && mappable) {
         code = csp_rma_share(*(void **)baseptr, size, disp_unit, info, c, *win);
         raise = code != MPI_SUCCESS;
@@ -117,13 +123,21 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
  * unmap), MPICH frees W (after which no origin has an operation on it in
  * flight, through a ghost or not), and only then the ghost lets go of it
  * and the heap gets its blocks back. */
+/* freed uncounts a window MPI_Win_free freed (rc its answer). */
+static int freed(int rc)
+{
+    if (rc == MPI_SUCCESS)
+        csp_ip_win_live(-1);
+    return rc;
+}
+
 int MPI_Win_free(MPI_Win *win)
 {
     struct csp_rma_win *rw = win ? csp_rma_find(*win) : NULL;
     if (rw && !rw->shared)
-        return csp_rma_free(rw, win);
+        return freed(csp_rma_free(rw, win));
     if (!rw && (csp_ip_nwins == 0 || !win))
-        return PMPI_Win_free(win);
+        return freed(PMPI_Win_free(win));
     /* (A redirected shared window may have no memory, so no registration.)
      * Records of W leave the tables before MPICH frees it, since under
      * MPI_THREAD_MULTIPLE a window made meanwhile may get its handle. */
@@ -140,7 +154,7 @@ int MPI_Win_free(MPI_Win *win)
     csp_go_win_freed(token, rc == MPI_SUCCESS);
     if (rw)
         csp_rma_freed(rw, rc == MPI_SUCCESS);
-    return rc;
+    return freed(rc);
 }
 
 /* The creation flavor of a window that stands in for one of

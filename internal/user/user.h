@@ -210,6 +210,13 @@ struct csp_user {
      * through coop.c, which sets the in-MPI word (channel.h) so the
      * ghost polls those windows often while this user computes nothing. */
     uint32_t nwatched;
+    /* Windows of this process alive, of every flavor made through the
+     * interposer (internal/interpose: creation and MPI_Win_free). More
+     * than nwatched: MPICH serves RMA on some of them (MPI_Win_create,
+     * dynamic, not redirected or turned direct), which progresses only
+     * when this process calls MPI, so a blocked wait must not sleep long
+     * (block.c). */
+    uint32_t nwins_live;
 
     /* The probe of a polling MPI_Iprobe still with the ghost, or its
      * answer not yet taken (pprobe.c states the invariant). */

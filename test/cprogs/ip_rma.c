@@ -53,6 +53,12 @@
  *                  idle in MPI 20 ms, then three; computing, then one.
  *                  Prints what is in effect on each, then accumulates once
  *                  into each peer's window of each
+ *   ip_rma blocked [create|allocate] [EPOCHS [KIB]]
+ *                  rank 0 waits in MPI_Recv from rank 1 while rank 1
+ *                  runs EPOCHS (100) exclusive epochs of a KIB (256) KiB
+ *                  put on rank 0's window (MPI_Win_create over malloc'ed
+ *                  memory, or MPI_Win_allocate), then sends; rank 0 checks
+ *                  the last put's data. Prints the mean epoch time
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -999,6 +1005,51 @@ static void autoburst(void)
     result("autoburst", ok);
 }
 
+/* blocked: passive-target epochs on a window of a process that waits in
+ * MPI_Recv meanwhile (which plain MPICH's progress serves). */
+static void blocked(int create, int epochs, int kib)
+{
+    const int n = kib * 1024 / (int)sizeof(long);
+    long *base = NULL, *src = malloc((size_t)n * sizeof(long));
+    MPI_Win w;
+    if (create) {
+        base = malloc((size_t)n * sizeof(long));
+        MPI_Win_create(base, (MPI_Aint)n * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    } else {
+        MPI_Win_allocate((MPI_Aint)n * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+    }
+    memset(base, 0, (size_t)n * sizeof(long));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int ok = 1;
+    if (rank == 1) {
+        double t0 = now_s();
+        for (int e = 0; e < epochs; e++) {
+            for (int i = 0; i < n; i++)
+                src[i] = (long)e * n + i;
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w);
+            MPI_Put(src, n, MPI_LONG, 0, 0, n, MPI_LONG, w);
+            MPI_Win_unlock(0, w);
+        }
+        double us = (now_s() - t0) / epochs * 1e6;
+        printf("time name=blocked_epoch window=%s kib=%d us=%.1f\n", create ? "create" : "allocate", kib, us);
+        MPI_Send(&epochs, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    } else if (rank == 0) {
+        int got = 0;
+        MPI_Recv(&got, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w);
+        for (int i = 0; i < n; i++)
+            ok &= base[i] == (long)(epochs - 1) * n + i;
+        MPI_Win_unlock(0, w);
+        ok &= got == epochs;
+        printf("value rank=0 blocked=%d,%ld\n", got, base[n - 1]);
+    }
+    MPI_Win_free(&w);
+    if (create)
+        free(base);
+    free(src);
+    result("blocked", ok);
+}
+
 static void fatal(void)
 {
     long *base;
@@ -1120,6 +1171,9 @@ int main(int argc, char **argv)
         autopassive();
     } else if (strcmp(mode, "autoburst") == 0) {
         autoburst();
+    } else if (strcmp(mode, "blocked") == 0) {
+        blocked(argc <= 2 || strcmp(argv[2], "allocate") != 0, argc > 3 ? atoi(argv[3]) : 100,
+                argc > 4 ? atoi(argv[4]) : 256);
     }
     MPI_Finalize();
     return 0;
