@@ -2,7 +2,9 @@ package interpose
 
 import (
 	"bufio"
+	"cmp"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,4 +61,32 @@ func sharedPages(lo, hi, page uintptr, maps []vma) (start, n uintptr, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// outside returns the pieces of [start, end) that lie in none of parts
+// ([base, end) each, in any order, possibly overlapping, possibly
+// reaching outside the range), in address order. Remapping a shared
+// window copies only these (window.go): a new window's parts hold nothing
+// yet (MPI leaves their contents undefined; the fresh segment reads as
+// zeros, as MPICH's fresh one does), while the rest of its pages may hold
+// bytes of MPICH's that must survive.
+func outside(start, end uintptr, parts [][2]uintptr) [][2]uintptr {
+	ps := slices.Clone(parts)
+	slices.SortFunc(ps, func(a, b [2]uintptr) int { return cmp.Compare(a[0], b[0]) })
+	var out [][2]uintptr
+	at := start
+	for _, p := range ps {
+		lo, hi := max(p[0], start), min(p[1], end)
+		if lo >= hi {
+			continue
+		}
+		if lo > at {
+			out = append(out, [2]uintptr{at, lo})
+		}
+		at = max(at, hi)
+	}
+	if at < end {
+		out = append(out, [2]uintptr{at, end})
+	}
+	return out
 }

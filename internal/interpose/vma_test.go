@@ -44,3 +44,16 @@ func TestSharedPages(t *testing.T) {
 	_, _, ok = sharedPages(10, 10, 4096, m)
 	require.False(t, ok)
 }
+
+func TestOutside(t *testing.T) {
+	type r = [2]uintptr
+	// Two parts inside one page-rounded range: the head, the gap, the tail.
+	require.Equal(t, []r{{0, 16}, {100, 128}, {200, 4096}}, outside(0, 4096, []r{{128, 200}, {16, 100}}))
+	// Parts that overlap, touch, or reach past the range.
+	require.Equal(t, []r{{10, 12}}, outside(0, 100, []r{{15, 20}, {20, 200}, {0, 10}, {12, 18}, {5, 9}}))
+	// Parts covering it all: nothing to copy; no parts: all of it.
+	require.Empty(t, outside(0, 4096, []r{{0, 4096}}))
+	require.Equal(t, []r{{0, 4096}}, outside(0, 4096, nil))
+	// Empty parts and parts wholly outside change nothing.
+	require.Equal(t, []r{{0, 4096}}, outside(0, 4096, []r{{50, 50}, {5000, 6000}}))
+}

@@ -360,6 +360,7 @@ type extent struct {
 	lo, hi uintptr        // the range MPI_Win_shared_query reports over all ranks
 	loPtr  unsafe.Pointer // lo, as a pointer MPI gave us
 	mine   int64          // bytes of this process's part
+	parts  [][2]uintptr   // every rank's part with bytes: [base, end)
 }
 
 func extentOf(win mpi.Win, rank, size int) (extent, error) {
@@ -376,6 +377,7 @@ func extentOf(win mpi.Win, rank, size int) (extent, error) {
 			continue
 		}
 		b := uintptr(base)
+		e.parts = append(e.parts, [2]uintptr{b, b + uintptr(n)})
 		if e.hi == 0 || b < e.lo {
 			e.lo, e.loPtr = b, base
 		}
@@ -487,7 +489,14 @@ func shareWindow(win mpi.Win, a winArgs, want bool) (share, error) {
 	}
 
 	if rank == 0 {
-		copy(seg.Bytes(), unsafe.Slice((*byte)(mem), n))
+		// Only what lies outside the parts: a fresh window's parts hold
+		// nothing, and copying them cost each of the segment's pages a
+		// fault on both sides (MPICH's test win_large_shm, 1 GiB a
+		// process: minutes).
+		dst, src := seg.Bytes(), unsafe.Slice((*byte)(mem), n)
+		for _, g := range outside(start, start+n, e.parts) {
+			copy(dst[g[0]-start:g[1]-start], src[g[0]-start:g[1]-start])
+		}
 	}
 	if p, err := unix.MmapPtr(seg.Fd(), 0, mem, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_FIXED); err != nil || p != mem {
 		// The range may be gone: this process cannot go on consistently.
