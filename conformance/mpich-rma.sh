@@ -1,0 +1,103 @@
+#!/bin/bash
+# mpich-rma.sh: MPICH's own one-sided tests (test/mpi/rma of an MPICH
+# source tree, not part of this repository) under plain MPICH and under
+# the library, side by side. Each test of its testlist.in runs with its
+# process count under plain MPICH, then with twice as many under the
+# library (CSP_NODE_SIZE=2, CSP_NG=1: a ghost per user, as the
+# conformance run does). A test passes when it prints "No Errors" and
+# exits 0. Prints one line per test and, at the end, the tests that pass
+# under only one of the two; exits 1 if one passes under plain MPICH only.
+#
+#   conformance/mpich-rma.sh MPICH_SRC [LIB] [REGEX]
+#
+# MPICH_SRC is a checkout of pmodels/mpich (for example the `fetch` of
+# github:pmodels/mpich, `git archive HEAD test/mpi | tar -x`); LIB
+# defaults to lib/libcasperii.so; REGEX selects tests by name. Tests of 8
+# or more processes, of more than 120 s, or marked xfail are skipped. A
+# plain run gets 60 s, a library run 120 s. MPI jobs take
+# /tmp/casperii-mpi.lock, as the other benchmarks do.
+set -u
+src=$(realpath "${1:?usage: mpich-rma.sh MPICH_SRC [LIB] [REGEX]}") || exit 2
+here=$(cd "$(dirname "$0")/.." && pwd)
+lib=$(realpath "${2:-$here/lib/libcasperii.so}") || exit 2
+pick=${3:-.}
+t=$src/test/mpi
+[ -f "$t/rma/testlist.in" ] || { echo "mpich-rma.sh: no $t/rma/testlist.in" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/inc" "$work/bin"
+# The configure-made header the tests include, for this machine.
+cat >"$work/inc/mpitestconf.h" <<'EOF'
+#define HAVE_GETRUSAGE 1
+#define HAVE_MPI_INIT_THREAD 1
+#define HAVE_MPI_WIN_CREATE 1
+#define HAVE_STDARG_H 1
+#define HAVE_STRING_H 1
+#define HAVE_SYS_RESOURCE_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_STDLIB_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define USE_STRICT_MPI 1
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
+EOF
+: >"$work/inc/mtest_mpix.h"
+cc="mpicc.mpich -O1 -w -I$work/inc -I$t/include"
+for u in mtest mtest_common mtest_thread; do
+    $cc -c "$t/util/$u.c" -o "$work/$u.o" || exit 1
+done
+# Per-program sources and flags from Makefile.am (variants of one file).
+mk=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$t/rma/Makefile.am")
+build() { # name
+    local n=$1 srcs flags
+    srcs=$(echo "$mk" | sed -n "s/^${n}_SOURCES *= *//p")
+    flags=$(echo "$mk" | sed -n "s/^${n}_CPPFLAGS *= *//p" | sed 's/\$(AM_CPPFLAGS)//')
+    [ -n "$srcs" ] || srcs=$n.c
+    (cd "$t/rma" && $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$n") 2>/dev/null
+}
+run() { # seconds cmd...: prints ok, timeout or the exit code
+    local s=$1 out rc
+    shift
+    out=$(timeout -k 5 "$s" flock /tmp/casperii-mpi.lock "$@" </dev/null 2>&1)
+    rc=$?
+    pkill -9 -f "$work/bin/" 2>/dev/null
+    if [ $rc = 0 ] && echo "$out" | grep -q "No Errors"; then echo ok
+    elif [ $rc = 124 ] || [ $rc = 137 ]; then echo timeout
+    else echo "rc=$rc"; fi
+}
+worse=() better=()
+while read -r name np rest; do
+    case "$name" in '' | '#'* | *@*) continue ;; esac
+    echo "$name" | grep -Eq "$pick" || continue
+    args=() skip=
+    for kv in $rest; do
+        case "$kv" in
+        arg=*) args+=("${kv#arg=}") ;;
+        timeLimit=*) [ "${kv#timeLimit=}" -gt 120 ] && skip=long ;;
+        xfail=* | mpiversion=* | env=*) skip=${kv%%=*} ;;
+        esac
+    done
+    [ "$np" -ge 8 ] && skip="np>=8"
+    if [ -z "$skip" ] && [ ! -x "$work/bin/$name" ] && ! build "$name"; then skip="does not build"; fi
+    if [ -n "$skip" ]; then
+        echo "$name ${args[*]} np=$np: skipped ($skip)"
+        continue
+    fi
+    p=$(run 60 mpiexec.mpich -n "$np" "$work/bin/$name" "${args[@]}")
+    l=$(run 120 mpiexec.mpich -n $((2 * np)) -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 \
+        -genv LD_PRELOAD "$lib" "$work/bin/$name" "${args[@]}")
+    echo "$name ${args[*]} np=$np: plain $p, library $l"
+    if [ "$p" = ok ] && [ "$l" != ok ]; then
+        worse+=("$name ${args[*]} np=$np: plain $p, library $l")
+    elif [ "$p" != ok ] && [ "$l" = ok ]; then
+        better+=("$name ${args[*]} np=$np: plain $p, library $l")
+    fi
+done <"$t/rma/testlist.in"
+echo "# ${#worse[@]} pass under plain MPICH only"
+for d in "${worse[@]}"; do echo "  $d"; done
+echo "# ${#better[@]} pass under the library only (plain MPICH fails or times out)"
+for d in "${better[@]}"; do echo "  $d"; done
+leftover=$(ls /dev/shm | grep -ci casperii)
+[ "$leftover" = 0 ] || echo "# $leftover casperii entries left in /dev/shm"
+[ ${#worse[@]} = 0 ]
