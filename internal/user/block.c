@@ -19,22 +19,23 @@
 
 static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-/* This process exposes a window whose RMA MPICH serves (user.h:
- * csp_u.nwins_live against the redirected windows its ghost watches):
- * MPI_Win_create, dynamic, or not redirected. Plain MPICH's target of a
- * passive epoch on it spins in progress inside whatever call it waits
- * in; asleep on the wake word, this process answers only when it wakes.
- * So its sleeps end every CSP_MPICH_WIN_NAP_US, which cost a 256 KiB put
+/* MPICH has work that progresses only in this process's MPI calls: a
+ * window whose RMA MPICH serves (user.h: csp_u.nwins_live against the
+ * redirected windows its ghost watches; MPI_Win_create, dynamic, or not
+ * redirected), or a receive on a direct route (csp_u.ndirect_recv), whose
+ * rendezvous needs it. Plain MPICH spins in progress inside whatever call
+ * it waits in; asleep on the wake word, this process answers only when it
+ * wakes. So its sleeps end every CSP_MPICH_WORK_NAP_US, which cost a 256 KiB put
  * epoch on an MPI_Win_create window, its target waiting in an offloaded
  * MPI_Recv, 2.8 ms (plain MPICH: 99 us; 20 ms naps: 220 ms; 1 ms naps:
  * 12 ms; yielding instead of sleeping: 106 us, but NWChem with such
  * windows and offload on then took 5.2-6.7 s against 2.3-2.4, its users
  * spinning where the ghost needed their cores; with these naps 2.3 s). */
-#define CSP_MPICH_WIN_NAP_US 200
-static inline int mpich_windows(void)
+#define CSP_MPICH_WORK_NAP_US 200
+static inline int mpich_work(void)
 {
-    return __atomic_load_n(&csp_u.nwins_live, __ATOMIC_RELAXED) >
-           __atomic_load_n(&csp_u.nwatched, __ATOMIC_RELAXED);
+    return csp_u.ndirect_recv > 0 || __atomic_load_n(&csp_u.nwins_live, __ATOMIC_RELAXED) >
+                                         __atomic_load_n(&csp_u.nwatched, __ATOMIC_RELAXED);
 }
 
 void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us)
@@ -118,15 +119,15 @@ static int backoff(struct csp_backoff *b, int (*ready)(void *), void *arg)
          * the wait and it rings: the timeout is a safety net. Other waits
          * (Waitany and Waitsome over requests MPI completes, the
          * finalize drain) poll what no ring announces, so they sleep at
-         * most 1 ms. While this process exposes a window MPICH serves,
-         * every wait sleeps at most CSP_MPICH_WIN_NAP_US: an origin's
-         * epoch on it progresses only in this process's MPI calls. A
+         * most 1 ms. While MPICH has work only this process's calls
+         * advance (mpich_work), every wait sleeps at most
+         * CSP_MPICH_WORK_NAP_US. A
          * long timeout is also cheaper: it is seldom the CPU's earliest
          * timer, so arming and cancelling it do not reprogram the timer
          * hardware (on a VM, an exit each). */
         uint32_t us = b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000);
-        if (mpich_windows())
-            us = min_u32(us, CSP_MPICH_WIN_NAP_US);
+        if (mpich_work())
+            us = min_u32(us, CSP_MPICH_WORK_NAP_US);
         csp_futex_wait(&csp_u.chan->wake, seq, us);
         CSP_LOCK();
         csp_prof_end_sleep(t0);

@@ -17,11 +17,13 @@
 
 struct csp_comm *csp_route_of(MPI_Comm comm); /* comm's entry if its route is direct */
 
-/* A receive or blocking probe begins on c: pend_recv++, and a reference
- * for as long as it is counted. */
+/* A receive or blocking probe begins on c: pend_recv++ (and the
+ * process's count of direct receives, which waits read: block.c), and a
+ * reference for as long as it is counted. */
 static inline void csp_route_recv_begin(struct csp_comm *c)
 {
     c->pend_recv++;
+    csp_u.ndirect_recv++;
     c->refs++;
 }
 
@@ -29,6 +31,7 @@ static inline void csp_route_recv_begin(struct csp_comm *c)
 static inline void csp_route_recv_end(struct csp_comm *c, int matched)
 {
     c->pend_recv--;
+    csp_u.ndirect_recv--;
     c->matched += matched != 0;
     csp_comm_unref(c);
 }

@@ -217,6 +217,11 @@ struct csp_user {
      * when this process calls MPI, so a blocked wait must not sleep long
      * (block.c). */
     uint32_t nwins_live;
+    /* Receives on direct routes posted and not finished (route.h, under
+     * the lock; uncounted under MPI_THREAD_MULTIPLE). A message's
+     * rendezvous progresses only in this process's MPI calls, so a
+     * blocked wait must not sleep long while there are any (block.c). */
+    uint32_t ndirect_recv;
 
     /* The probe of a polling MPI_Iprobe still with the ghost, or its
      * answer not yet taken (pprobe.c states the invariant). */
