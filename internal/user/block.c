@@ -24,13 +24,15 @@ static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
  * redirected windows its ghost watches; MPI_Win_create, dynamic, or not
  * redirected), or a receive on a direct route (csp_u.ndirect_recv), whose
  * rendezvous needs it. Plain MPICH spins in progress inside whatever call
- * it waits in; asleep on the wake word, this process answers only when it
- * wakes. So its sleeps end every CSP_MPICH_WORK_NAP_US, which cost a 256 KiB put
- * epoch on an MPI_Win_create window, its target waiting in an offloaded
- * MPI_Recv, 2.8 ms (plain MPICH: 99 us; 20 ms naps: 220 ms; 1 ms naps:
- * 12 ms; yielding instead of sleeping: 106 us, but NWChem with such
- * windows and offload on then took 5.2-6.7 s against 2.3-2.4, its users
- * spinning where the ghost needed their cores; with these naps 2.3 s). */
+ * it waits in; asleep on the wake word, this process answers only when
+ * it wakes. So its sleeps end every CSP_MPICH_WORK_NAP_US. A 256 KiB put
+ * epoch on an MPI_Win_create window whose target waits in an offloaded
+ * MPI_Recv then takes 2.8 ms (plain MPICH: 99 us; 20 ms naps: 220 ms;
+ * 1 ms naps: 12 ms; yielding instead of sleeping: 106 us, but NWChem with
+ * such windows and offload on then took 5.2-6.7 s against 2.3-2.4, its
+ * users spinning where the ghost needed their cores; with these naps
+ * 2.3 s), and a blocking 256 KiB send to a direct receive posted before
+ * such a wait 1.4 ms (plain 1.2; 20 ms naps: 20.7 ms). */
 #define CSP_MPICH_WORK_NAP_US 200
 static inline int mpich_work(void)
 {
@@ -121,10 +123,9 @@ static int backoff(struct csp_backoff *b, int (*ready)(void *), void *arg)
          * finalize drain) poll what no ring announces, so they sleep at
          * most 1 ms. While MPICH has work only this process's calls
          * advance (mpich_work), every wait sleeps at most
-         * CSP_MPICH_WORK_NAP_US. A
-         * long timeout is also cheaper: it is seldom the CPU's earliest
-         * timer, so arming and cancelling it do not reprogram the timer
-         * hardware (on a VM, an exit each). */
+         * CSP_MPICH_WORK_NAP_US. A long timeout is also cheaper: it is
+         * seldom the CPU's earliest timer, so arming and cancelling it
+         * do not reprogram the timer hardware (on a VM, an exit each). */
         uint32_t us = b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000);
         if (mpich_work())
             us = min_u32(us, CSP_MPICH_WORK_NAP_US);
