@@ -46,6 +46,21 @@ static inline void csp_ip_win_live(int d)
         ;
 }
 
+/* csp_ip_win_made counts a window if its creation succeeded (rc, which it
+ * passes on); csp_ip_win_freed uncounts one MPI_Win_free freed. */
+static inline int csp_ip_win_made(int rc)
+{
+    if (rc == MPI_SUCCESS)
+        csp_ip_win_live(1);
+    return rc;
+}
+static inline int csp_ip_win_freed(int rc)
+{
+    if (rc == MPI_SUCCESS)
+        csp_ip_win_live(-1);
+    return rc;
+}
+
 static inline MPI_Comm csp_ip_map(MPI_Comm c)
 {
     return c == MPI_COMM_WORLD ? csp_ip_world : c;

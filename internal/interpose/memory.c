@@ -81,12 +81,9 @@ static int win_allocate_shared(MPI_Aint size, MPI_Aint disp_unit, int large, MPI
                                MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     MPI_Comm c = csp_ip_map(comm);
-    if (!csp_ip_user) {
-        int rc = csp_ip_win_allocate_shared(size, disp_unit, large, info, c, baseptr, win);
-        if (rc == MPI_SUCCESS)
-            csp_ip_win_live(1);
-        return rc;
-    }
+    if (!csp_ip_user)
+        return csp_ip_win_made(
+            csp_ip_win_allocate_shared(size, disp_unit, large, info, c, baseptr, win));
     /* Where the ghosts serve RMA windows, every shared window is registered
      * (not only with shmbuf_regist=true), so that it can be redirected
      * (rma.h), also one made with async_config=off, which MPI_Win_set_info
@@ -123,21 +120,13 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
  * unmap), MPICH frees W (after which no origin has an operation on it in
  * flight, through a ghost or not), and only then the ghost lets go of it
  * and the heap gets its blocks back. */
-/* freed uncounts a window MPI_Win_free freed (rc its answer). */
-static int freed(int rc)
-{
-    if (rc == MPI_SUCCESS)
-        csp_ip_win_live(-1);
-    return rc;
-}
-
 int MPI_Win_free(MPI_Win *win)
 {
     struct csp_rma_win *rw = win ? csp_rma_find(*win) : NULL;
     if (rw && !rw->shared)
-        return freed(csp_rma_free(rw, win));
+        return csp_ip_win_freed(csp_rma_free(rw, win));
     if (!rw && (csp_ip_nwins == 0 || !win))
-        return freed(PMPI_Win_free(win));
+        return csp_ip_win_freed(PMPI_Win_free(win));
     /* (A redirected shared window may have no memory, so no registration.)
      * Records of W leave the tables before MPICH frees it, since under
      * MPI_THREAD_MULTIPLE a window made meanwhile may get its handle. */
@@ -154,7 +143,7 @@ int MPI_Win_free(MPI_Win *win)
     csp_go_win_freed(token, rc == MPI_SUCCESS);
     if (rw)
         csp_rma_freed(rw, rc == MPI_SUCCESS);
-    return freed(rc);
+    return csp_ip_win_freed(rc);
 }
 
 /* The creation flavor of a window that stands in for one of

@@ -77,11 +77,8 @@ static int win_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info i
     comm = CSP_IP_MAP(comm);
     int done = 0;
     int rc = csp_rma_allocate(size, disp_unit, large, info, comm, baseptr, win, &done);
-    if (done) {
-        if (rc == MPI_SUCCESS)
-            csp_ip_win_live(1);
-        return rc;
-    }
+    if (done)
+        return csp_ip_win_made(rc);
     /* MPICH's window; then the hint the runtime refused, if any, through
      * comm's handler: the window exists (not redirected), as a
      * communicator with a bad hint does. */
@@ -122,29 +119,21 @@ static void not_redirected(const char *fn)
             rank, fn);
 }
 
-/* made counts a window MPICH made (rc its answer) and passes rc on. */
-static int made(int rc)
-{
-    if (rc == MPI_SUCCESS)
-        csp_ip_win_live(1);
-    return rc;
-}
-
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     not_redirected("MPI_Win_create");
-    return made(PMPI_Win_create(base, size, disp_unit, info, CSP_IP_MAP(comm), win));
+    return csp_ip_win_made(PMPI_Win_create(base, size, disp_unit, info, CSP_IP_MAP(comm), win));
 }
 
 int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                      MPI_Win *win)
 {
     not_redirected("MPI_Win_create");
-    return made(PMPI_Win_create_c(base, size, disp_unit, info, CSP_IP_MAP(comm), win));
+    return csp_ip_win_made(PMPI_Win_create_c(base, size, disp_unit, info, CSP_IP_MAP(comm), win));
 }
 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     not_redirected("MPI_Win_create_dynamic");
-    return made(PMPI_Win_create_dynamic(info, CSP_IP_MAP(comm), win));
+    return csp_ip_win_made(PMPI_Win_create_dynamic(info, CSP_IP_MAP(comm), win));
 }
