@@ -151,21 +151,27 @@ static int quiet(const struct csp_rma_win *w)
     return !w->fence && !w->lock_all && w->nheld == 0 && !w->started;
 }
 
+/* What a choice went by (choose_say). */
+enum why {
+    WHY_NONE,  /* no profile yet: the default */
+    WHY_SHARE, /* the share cr of time in MPI */
+    WHY_KEPT,  /* too short a profile: the members' last choice */
+};
+
 /* choose_say tells (CSP_VERBOSE, the window's rank 0) what the automatic
- * choice did at where: from the share cr (evidence 1), as the members'
- * last allocations chose (2), or with no profile yet (0). */
-static void choose_say(const struct csp_rma_win *w, const char *what, const char *where, double cr, int evidence)
+ * choice did at where, and why. */
+static void choose_say(const struct csp_rma_win *w, const char *what, const char *where, double cr, enum why why)
 {
     if (csp_rma.verbose < 1 || w->rank != 0)
         return;
-    if (evidence == 2) {
+    if (why == WHY_KEPT) {
         fprintf(stderr,
                 "casperii: window 0x%x: async_config=auto: %s at %s (profile under %d us since the members' last "
                 "choice, which this keeps)\n",
                 (unsigned)w->win, what, where, CSP_RMA_AUTO_BASE_US);
         return;
     }
-    if (!evidence) {
+    if (why == WHY_NONE) {
         fprintf(stderr, "casperii: window 0x%x: async_config=auto: %s at %s (no profile yet)\n", (unsigned)w->win,
                 what, where);
         return;
@@ -239,7 +245,7 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
             int r = set_direct(w, d);
             if (rc == MPI_SUCCESS)
                 rc = r;
-            choose_say(w, d ? "off" : "on", where, cr, 1);
+            choose_say(w, d ? "off" : "on", where, cr, WHY_SHARE);
             w->gap = CSP_RMA_GAP_MIN;
         } else if (w->gap < CSP_RMA_GAP_MAX) {
             w->gap *= 2;
@@ -321,7 +327,8 @@ int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *pr
     w->direct = d >= 0 ? d == 1 : all_off;
     csp_rma.last_choice = w->direct ? CSP_RMA_CHOSE_OFF : CSP_RMA_CHOSE_ON;
     begin(w);
-    choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr, d >= 0 ? 1 : all_off ? 2 : 0);
+    choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr,
+               d >= 0 ? WHY_SHARE : all_off ? WHY_KEPT : WHY_NONE);
     return MPI_SUCCESS;
 }
 
