@@ -24,15 +24,14 @@ func TestMixedRouteWait(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Timeout: 15 * time.Second,
 		Env: []string{"CSP_STATS=1"}})
-	require.Len(t, Select(ParseLines(res.Stdout, "result"), "ok=1"), 1, res.Output())
+	require.Len(t, ipRequireResults(t, res, 1), 1, res.Output())
 	routes := ParseLines(res.Stdout, "route")
 	require.Len(t, routes, l.Users(), res.Output())
 	for _, f := range routes {
 		require.Equal(t, "0", f["direct"], "async_config=off: direct: %s", f.Line())
 		require.NotEqual(t, "0", f["offloaded"], "its plain duplicate offloaded: %s", f.Line())
 	}
-	st, err := StatsLines(res.Stderr)
-	require.NoError(t, err)
+	st := ipRequireStats(t, res, l.Users())
 	require.Equal(t, int64(1000), st[0].IrecvOffloaded, "rank 0's small receives went to the ghost")
 	for _, f := range ParseLines(res.Stdout, "time") {
 		t.Logf("CasperII: %s", f.Line())
