@@ -193,8 +193,10 @@ int MPI_Comm_free(MPI_Comm *comm)
 {
     if (comm && is_world(*comm))
         return world_free_error();
-    if (csp_ip_user && comm)
+    if (csp_ip_user && comm) {
         csp_go_comm_freed((int)*comm); /* before MPI may reuse the handle */
+        csp_agree_forget(*comm);
+    }
     return PMPI_Comm_free(comm);
 }
 
@@ -202,8 +204,10 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 {
     if (comm && is_world(*comm))
         return world_free_error();
-    if (csp_ip_user && comm)
+    if (csp_ip_user && comm) {
         csp_go_comm_freed((int)*comm);
+        csp_agree_forget(*comm);
+    }
     return PMPI_Comm_disconnect(comm);
 }
 

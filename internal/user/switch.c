@@ -52,17 +52,15 @@ void csp_route_take_sent(MPI_Comm comm, uint64_t *msgs, uint64_t *bytes)
         c->ep_msgs = c->ep_bytes = 0;
 }
 
-/* Sum n int64 over comm. Under MPI_THREAD_MULTIPLE the caller holds the */
-/* lock (no post may slip in): a blocking Allreduce. Otherwise the */
-/* nonblocking one, waited for as MPICH's other requests are (coop.c: */
-/* lending the core to a ghost that has work). */
+/* Sum n int64 over comm. Under MPI_THREAD_MULTIPLE the caller holds the
+ * lock (no post may slip in): a blocking Allreduce. Otherwise agree.c's
+ * point-to-point sum, waited for as MPICH's other requests are (coop.c:
+ * lending the core to a ghost that has work). */
 int csp_route_sum(MPI_Comm comm, int64_t *in, int64_t *out, int n)
 {
     if (csp_u.multiple)
         return PMPI_Allreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm);
-    MPI_Request r;
-    int rc = PMPI_Iallreduce(in, out, n, MPI_INT64_T, MPI_SUM, comm, &r);
-    return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
+    return csp_agree_sum(comm, in, out, n);
 }
 
 /* This member's counts of comm's entry into in[at..at+2] (unmatched,

@@ -344,6 +344,13 @@ void csp_error_line(const char *msg);
 /* Record the one-line message of error e (Go, at MPI_Init). */
 void csp_set_errtext(int e, const char *msg);
 
+/* ---- sums over a communicator's members (agree.c) ---- */
+/* Sum n int64 of every member's in into out (collective over comm; not
+ * under MPI_THREAD_MULTIPLE without the lock). */
+int csp_agree_sum(MPI_Comm comm, const int64_t *in, int64_t *out, int n);
+/* comm is being freed: free what csp_agree_sum made for it. */
+void csp_agree_forget(MPI_Comm comm);
+
 /* ---- routes (route.c; the counting the fast path shares: route.h) ---- */
 /* The same for calls made straight to MPICH, taking the lock: count a
  * send before posting it; before a receive or a blocking probe, take its
