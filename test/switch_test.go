@@ -18,7 +18,7 @@ var switchHints = []struct {
 	{"none", "1"}, {"any_tag_same_tag", "2"}, {"any_src|any_tag_same_tag", "3"}, {"any_src", "4"},
 }
 
-var switchSections = []string{"repro", "inflight", "wild", "persist", "probe", "symmetric", "badvalue"}
+var switchSections = []string{"repro", "inflight", "wild", "persist", "probe", "symmetric", "hints", "badvalue"}
 
 // MPI_Comm_set_info(async_config=on|off) is legal at any time
 // (test/cprogs/ip_switch.c, internal/core/switch.go): with messages in
@@ -74,6 +74,39 @@ func TestSwitchRoute(t *testing.T) {
 			require.GreaterOrEqual(t, switches, int64(2*8), "every flip that found the route quiet, on both users")
 			require.Contains(t, res.Stderr, "requested; messages are in flight", "CSP_VERBOSE=1 says a switch waits")
 			require.Regexp(t, `switched \S+ -> \S+ at a collective`, res.Stderr, "and when it is taken")
+		})
+	}
+	// Without CSP_VERBOSE (which reports every switch from the runtime),
+	// a set_info that only flips async_config is taken in C once the
+	// communicator has been through one (internal/user/toggle.c): the same
+	// program, the same routes, and switches_in_c proves the C path took
+	// some while the runtime still counts them all.
+	for _, h := range []struct{ hint, algo string }{switchHints[0], switchHints[3]} {
+		t.Run("in-c/"+h.hint, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{h.hint, "6", "262144"},
+				Env: []string{"CSP_STATS=1"}, Preload: true, Timeout: 2 * time.Minute})
+			rs := relResults(t, res)
+			for _, s := range switchSections {
+				require.Len(t, Select(rs, "section="+s), l.Users(), "section %s:\n%s", s, res.Output())
+			}
+			for _, f := range ParseLines(res.Stdout, "route") {
+				if strings.HasSuffix(f["at"], "-end") || strings.HasPrefix(f["at"], "symmetric-") || f["at"] == "repro-on-quiet" {
+					want := "0"
+					if f["asked"] == "on" {
+						want = h.algo
+					}
+					require.Equal(t, want, f["algo"], "route at %s: %s", f["at"], f.Line())
+				}
+			}
+			for r, s := range relStats(t, res, l.Users(), true) {
+				n, ok := s.Fields.Int("switches")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				inC, ok := s.Fields.Int("switches_in_c")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				require.GreaterOrEqual(t, n, int64(8), "rank %d: every flip that found the route quiet: %s", r, s.Fields.Line())
+				require.GreaterOrEqual(t, inC, int64(4), "rank %d: the symmetric and hints flips at least: %s", r, s.Fields.Line())
+				require.Less(t, inC, n, "rank %d: the first set_info is the runtime's: %s", r, s.Fields.Line())
+			}
 		})
 	}
 	t.Run("plain", func(t *testing.T) {

@@ -396,13 +396,13 @@ func (m *commState) setAutoTarget(on, want bool) {
 // noteRoute accounts the time since the last change of route to the
 // route in use (called before it changes, and at the end).
 func (st *commState) noteRoute() {
-	now := time.Now()
-	if !st.since.IsZero() {
+	now := user.MonoNS()
+	if st.since != 0 {
 		k := 0
 		if st.plan.Offloaded() {
 			k = 1
 		}
-		st.routeNS[k] += now.Sub(st.since).Nanoseconds()
+		st.routeNS[k] += now - st.since
 	}
 	st.since = now
 }
@@ -413,6 +413,7 @@ func (st *commState) noteRoute() {
 func (r *runtime) printRoutes(urank int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.readToggles()
 	seen := map[*commState]bool{}
 	for _, f := range r.famList {
 		for _, st := range f.members {

@@ -3,7 +3,6 @@ package core
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
@@ -46,6 +45,7 @@ func parseHints(inf mpi.Info) (info.Hints, error) {
 func (r *runtime) hintsOf(comm mpi.Comm) info.Hints {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.readToggles()
 	if st := r.comms[comm.Raw()]; st != nil {
 		return st.hints
 	}
@@ -67,6 +67,12 @@ func (r *runtime) CommCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
 // inheritance, to communicators created from it later). A change of route
 // takes effect when the communicator is quiescent (switch.go).
 func (r *runtime) CommSetInfo(comm mpi.Comm, inf mpi.Info) error {
+	return r.CommSetInfoAgreed(comm, inf, nil)
+}
+
+// CommSetInfoAgreed is CommSetInfo where the agreement (agreeHints) was
+// already summed into sum by C (internal/user/toggle.c), or nil.
+func (r *runtime) CommSetInfoAgreed(comm mpi.Comm, inf mpi.Info, sum *[agFields]int64) error {
 	if r == nil || r.role != RoleUser {
 		return nil
 	}
@@ -78,7 +84,7 @@ func (r *runtime) CommSetInfo(comm mpi.Comm, inf mpi.Info) error {
 	if st == nil {
 		return r.expand(comm, h, herr)
 	}
-	return r.reconfigure(comm, st, h.Inherit(st.hints), herr, sym)
+	return r.reconfigure(comm, st, h.Inherit(st.hints), herr, sym, sum)
 }
 
 // CommInfoPairs returns the CasperII hints to report in MPI_Comm_get_info:
@@ -89,6 +95,7 @@ func (r *runtime) CommInfoPairs(comm mpi.Comm) [][2]string {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.readToggles()
 	st := r.comms[comm.Raw()]
 	if st == nil {
 		return nil
@@ -108,6 +115,7 @@ func (r *runtime) CommFreed(comm mpi.Comm) {
 	if st == nil {
 		return
 	}
+	r.withdrawToggle(st)
 	delete(r.comms, comm.Raw())
 	// It stays in its family, absent, until every member freed it
 	// (family.go); its resources wait for its last operations.
@@ -223,7 +231,7 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 // family of its own). A communicator that chooses its route itself starts
 // on the direct route with plan reserved (auto.go).
 func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, rank int, regist, alone bool) error {
-	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: time.Now(), offWait: -1, onFailures: 1, learnLeft: learnWindow}
+	st := &commState{comm: comm, hints: h, plan: plan, rank: rank, regist: regist, since: user.MonoNS(), offWait: -1, onFailures: 1, learnLeft: learnWindow}
 	if plan.Offloaded() {
 		st.onPlan = plan
 	}

@@ -126,6 +126,7 @@ func (r *runtime) CollCheck(comm mpi.Comm, _ int, site uintptr) error {
 		return nil
 	}
 	r.mu.Lock()
+	r.readToggles()
 	st := r.comms[comm.Raw()]
 	if st == nil || st.fam == nil || !st.fam.watched {
 		r.mu.Unlock()

@@ -55,13 +55,14 @@ type runtime struct {
 	gctl      *channel.Ghost
 	myGhost   int
 
-	mu       sync.Mutex
-	comms    map[int32]*commState
-	zombies  []zombie
-	switches int                // changes of route taken, over all communicators (switch.go)
-	families map[string]*family // by group (family.go)
-	famList  []*family          // every family, singletons too
-	model    *model             // the automatic choice's (auto.go)
+	mu        sync.Mutex
+	comms     map[int32]*commState
+	zombies   []zombie
+	switches  int                // changes of route taken, over all communicators (switch.go)
+	switchesC int                // of which MPI_Comm_set_info took in C (toggle.go)
+	families  map[string]*family // by group (family.go)
+	famList   []*family          // every family, singletons too
+	model     *model             // the automatic choice's (auto.go)
 }
 
 // commState is what the runtime keeps per user communicator.
@@ -101,7 +102,9 @@ type commState struct {
 	fam            *family
 	freed, retired bool
 	routeNS        [2]int64  // time off and on (CSP_STATS)
-	since          time.Time // the last change of route
+	since          int64     // user.MonoNS() at the last change of route
+	toggled        bool      // published to C for MPI_Comm_set_info (toggle.go)
+	tg             *toggleOf // what its toggle was last built from
 }
 
 var rt *runtime
@@ -657,11 +660,12 @@ func (r *runtime) printStats() {
 	s := user.CurrentStats()
 	urank, _ := r.userWorld.Rank()
 	r.mu.Lock()
-	switches := r.switches
+	r.readToggles()
+	switches, switchesC := r.switches, r.switchesC
 	r.mu.Unlock()
 	rs := user.CurrentRMAStats()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d switches=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, switches, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d switches=%d switches_in_c=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, switches, switchesC, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

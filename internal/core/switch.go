@@ -119,11 +119,13 @@ func (st *commState) template(p *commexpand.Plan) (user.Entry, error) {
 }
 
 // pruneTemplates releases the entries of plans st no longer holds (all of
-// them once it is freed). Called with r.mu held.
+// them once it is freed), keeping the direct route's while an offloaded
+// plan is reserved (a toggle installs it: toggle.go). Called with r.mu
+// held.
 func (st *commState) pruneTemplates() {
 	kept := st.entries[:0]
 	for _, t := range st.entries {
-		if !st.freed && st.holds(&t.plan) {
+		if !st.freed && (st.holds(&t.plan) || (!t.plan.Offloaded() && st.onPlan.Offloaded())) {
 			kept = append(kept, t)
 			continue
 		}
@@ -134,16 +136,21 @@ func (st *commState) pruneTemplates() {
 }
 
 // Fields of one member's record in MPI_Comm_set_info's agreement, summed
-// over the communicator.
+// over the communicator: defined in C (enum csp_agree_field), which builds
+// the same record for the switches it makes (toggle.go).
 const (
-	agInvalid   = iota // 1 where this member's hints did not parse
-	agChoice           // what its hints choose (choiceOf)
-	agChoice2          // its square: all chose alike iff n x sum(c^2) == sum(c)^2
-	agUnmatched        // its route counts (route.c)
-	agPending
-	agStuck
-	agFields
+	agInvalid   = user.AgInvalid   // 1 where this member's hints did not parse
+	agChoice    = user.AgChoice    // what its hints choose (choiceOf)
+	agChoice2   = user.AgChoice2   // its square: all chose alike iff n x sum(c^2) == sum(c)^2
+	agUnmatched = user.AgUnmatched // its route counts (route.c)
+	agPending   = user.AgPending
+	agStuck     = user.AgStuck
+	agFields    = user.AgFields
 )
+
+// AgreementFields is the length of the agreement's record (for the C
+// caller of CommSetInfoAgreed).
+const AgreementFields = agFields
 
 // choiceOf numbers what hints choose: the algorithm, and whether the
 // automatic choice picks the route. Positive.
@@ -171,8 +178,9 @@ type agreement struct {
 // what they chose (alg, auto) and their route counts: one Iallreduce
 // (user.SumLocked: waited for as MPICH's other requests are). Under
 // MPI_THREAD_MULTIPLE, where routes never change, it sums no counts and
-// holds no lock. Collective over comm.
-func (r *runtime) agreeHints(comm mpi.Comm, n int, alg info.Algorithm, auto bool, herr error) (agreement, error) {
+// holds no lock. Collective over comm, unless pre holds the sum already
+// (C summed this member's record: toggle.go).
+func (r *runtime) agreeHints(comm mpi.Comm, n int, alg info.Algorithm, auto bool, herr error, pre *[agFields]int64) (agreement, error) {
 	b := agBufs.Get().(*agBuf) // C reads and writes them: from a pool, not the heap each time
 	defer agBufs.Put(b)
 	in, sum := &b.in, &b.sum
@@ -183,9 +191,12 @@ func (r *runtime) agreeHints(comm mpi.Comm, n int, alg info.Algorithm, auto bool
 	c := choiceOf(alg, auto)
 	in[agChoice], in[agChoice2] = c, c*c
 	var err error
-	if !r.canSwitch() {
+	switch {
+	case pre != nil:
+		*sum = *pre
+	case !r.canSwitch():
 		err = user.Sum(comm, in[:], sum[:])
-	} else {
+	default:
 		user.Lock()
 		err = user.CountSumLocked(comm, in[:], sum[:], agUnmatched)
 		user.Unlock()
@@ -219,8 +230,17 @@ func (st *commState) heldPlan(alg info.Algorithm) *commexpand.Plan {
 }
 
 // reconfigure applies new hints h to comm, on which the runtime already
-// has state st (MPI_Comm_set_info). Collective over comm.
-func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr error, sym bool) error {
+// has state st (MPI_Comm_set_info); pre is the agreement's sum if C made
+// it (toggle.go), else nil. Collective over comm.
+func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr error, sym bool, pre *[agFields]int64) error {
+	r.mu.Lock()
+	r.withdrawToggle(st)
+	r.mu.Unlock()
+	defer func() { // the next set_info may be C's
+		r.mu.Lock()
+		r.publishToggle(st)
+		r.mu.Unlock()
+	}()
 	if st.inter {
 		if herr == nil {
 			r.mu.Lock()
@@ -230,7 +250,7 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 		return herr
 	}
 	alg, auto := r.algorithm(h), r.isAuto(h)
-	ag, err := r.agreeHints(comm, len(st.plan.Members.Ghost), alg, auto, herr)
+	ag, err := r.agreeHints(comm, len(st.plan.Members.Ghost), alg, auto, herr, pre)
 	if err != nil {
 		return err
 	}
@@ -332,6 +352,7 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 // the old route is quiescent.
 func (r *runtime) takeSwitch(comm mpi.Comm, st *commState, p *pendingSwitch, where string) error {
 	r.mu.Lock()
+	r.withdrawToggle(st)
 	t, err := st.template(&p.plan)
 	r.mu.Unlock()
 	if err == nil {
@@ -348,6 +369,7 @@ func (r *runtime) takeSwitch(comm mpi.Comm, st *commState, p *pendingSwitch, whe
 	st.pruneTemplates()
 	st.switches++
 	r.switches++
+	r.publishToggle(st)
 	r.mu.Unlock()
 	if st.fam.watched {
 		user.Watch(comm, true, st.fam.count)

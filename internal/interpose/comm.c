@@ -152,7 +152,17 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int rc = PMPI_Comm_set_info(c, info);
     if (rc != MPI_SUCCESS || !csp_ip_user)
         return rc;
-    return csp_ip_raise(c, csp_go_comm_set_info((int)c, (int)info));
+    int64_t sum[CSP_AG_N];
+    switch (csp_toggle_set_info(c, info, sum, &rc)) { /* internal/user/toggle.c */
+    case CSP_SETINFO_DONE:
+        return MPI_SUCCESS;
+    case CSP_SETINFO_FAILED:
+        return csp_ip_raise(c, rc);
+    case CSP_SETINFO_AGREED:
+        return csp_ip_raise(c, csp_go_comm_set_info_agreed((int)c, (int)info, sum));
+    default:
+        return csp_ip_raise(c, csp_go_comm_set_info((int)c, (int)info));
+    }
 }
 
 CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site)

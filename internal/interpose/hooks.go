@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/casperii/casperii/internal/core"
 	"github.com/casperii/casperii/internal/mpi"
@@ -68,6 +69,12 @@ func csp_go_comm_created(parent, newcomm, inf C.int) C.int {
 //export csp_go_comm_set_info
 func csp_go_comm_set_info(c, inf C.int) C.int {
 	return C.int(codeOf(core.Current().CommSetInfo(comm(c), infoOf(inf))))
+}
+
+//export csp_go_comm_set_info_agreed
+func csp_go_comm_set_info_agreed(c, inf C.int, sum *C.int64_t) C.int {
+	s := (*[core.AgreementFields]int64)(unsafe.Pointer(sum))
+	return C.int(codeOf(core.Current().CommSetInfoAgreed(comm(c), infoOf(inf), s)))
 }
 
 //export csp_go_coll_check

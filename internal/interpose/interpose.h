@@ -145,6 +145,7 @@ extern int csp_go_init(int required, int *provided, int *world, int *user, int *
 extern int csp_go_finalize(void);
 extern int csp_go_comm_created(int parent, int newcomm, int info);
 extern int csp_go_comm_set_info(int comm, int info);
+extern int csp_go_comm_set_info_agreed(int comm, int info, int64_t *sum);
 extern int csp_go_comm_get_info(int comm, int info);
 extern void csp_go_comm_freed(int comm);
 extern int csp_go_error_code(int errclass, char *msg);

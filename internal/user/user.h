@@ -351,6 +351,54 @@ int csp_agree_sum(MPI_Comm comm, const int64_t *in, int64_t *out, int n);
 /* comm is being freed: free what csp_agree_sum made for it. */
 void csp_agree_forget(MPI_Comm comm);
 
+/* ---- MPI_Comm_set_info's agreement, and its switches made in C (toggle.c) ---- */
+/* One member's record in MPI_Comm_set_info's agreement (summed over the
+ * communicator; internal/core/switch.go builds it in Go, toggle.c in C). */
+enum csp_agree_field {
+    CSP_AG_INVALID,   /* 1 where this member's hints did not parse       */
+    CSP_AG_CHOICE,    /* what its hints choose (core: choiceOf)          */
+    CSP_AG_CHOICE2,   /* its square: all chose alike iff n x sum(c^2) == sum(c)^2 */
+    CSP_AG_UNMATCHED, /* its route counts (route.c)                      */
+    CSP_AG_PENDING,
+    CSP_AG_STUCK,
+    CSP_AG_N
+};
+/* A communicator whose MPI_Comm_set_info may switch it between the direct
+ * route and the offloaded plan it keeps reserved without calling the
+ * runtime. The runtime publishes it (core/toggle.go) while nothing else
+ * can change at such a call, and reads back what the switches did. */
+struct csp_toggle {
+    MPI_Comm comm;
+    const struct csp_comm *tmpl[2]; /* the entries to install copies of:
+                                       [0] direct, [1] offloaded (Go's) */
+    int64_t choice[2];  /* CSP_AG_CHOICE of async_config=off, =on       */
+    int size;           /* the communicator's members                   */
+    uint8_t regist;     /* the shmbuf_regist both entries are built with */
+    uint8_t cur;        /* the route in use: 0 direct, 1 offloaded      */
+    int8_t set;         /* async_config a call took here: -1 none, 0 off, 1 on */
+    uint32_t switches;  /* switches taken here since the runtime read them */
+    int64_t since_ns;   /* csp_mono_ns() at the last change of route    */
+    int64_t route_ns[2]; /* time direct, offloaded, before since_ns,
+                            since the runtime read them                 */
+};
+/* Publish t (replacing comm's), or withdraw comm's into *out (returns 1
+ * if there was one). The runtime's, under its lock. */
+int csp_toggle_publish(const struct csp_toggle *t);
+int csp_toggle_withdraw(MPI_Comm comm, struct csp_toggle *out);
+/* Toggles with something the runtime has not read (a switch or a hint). */
+extern uint32_t csp_toggle_unread;
+/* Copy comm's toggle into *out and mark it read (returns 1 if there was one). */
+int csp_toggle_read(MPI_Comm comm, struct csp_toggle *out);
+enum csp_setinfo { CSP_SETINFO_RUNTIME, CSP_SETINFO_DONE, CSP_SETINFO_AGREED, CSP_SETINFO_FAILED };
+/* MPI_Comm_set_info(comm, info) after MPICH's: DONE if it is finished
+ * here; AGREED if the agreement is summed into sum but the runtime must
+ * decide (csp_go_comm_set_info_agreed); RUNTIME if the runtime must do
+ * everything (the agreement included); FAILED if the agreement failed
+ * with MPI error *rc. Collective over comm. */
+enum csp_setinfo csp_toggle_set_info(MPI_Comm comm, MPI_Info info, int64_t sum[CSP_AG_N], int *rc);
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t csp_mono_ns(void);
+
 /* ---- routes (route.c; the counting the fast path shares: route.h) ---- */
 /* The same for calls made straight to MPICH, taking the lock: count a
  * send before posting it; before a receive or a blocking probe, take its

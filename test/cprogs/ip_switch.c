@@ -27,6 +27,11 @@
  *              MPI_Recv
  *   symmetric  after a barrier with nothing in flight, a flip with
  *              symmetric=true takes effect in the call
+ *   hints      after a barrier, two flips: each time MPI_Comm_get_info
+ *              reports the value asked, and a duplicate of the
+ *              communicator takes the same route and carries a message
+ *              (where the library takes a flip without its runtime,
+ *              internal/user/toggle.c, the runtime still knows it)
  *   badvalue   async_config=sometimes and symmetric=maybe are refused with
  *              MPI_ERR_INFO_VALUE under MPI_ERRORS_RETURN, and change nothing
  *
@@ -345,6 +350,40 @@ static void symmetric(void)
     report("symmetric", 1, "");
 }
 
+static void hints(void)
+{
+    int ok = 1;
+    char why[160] = "";
+    for (int i = 0; i < 2 && ok; i++) {
+        MPI_Barrier(comm);
+        set_async(!on, 0);
+        route("hints-end");
+        MPI_Info got;
+        char v[16] = "";
+        int flag = 0;
+        MPI_Comm_get_info(comm, &got);
+        MPI_Info_get(got, "async_config", (int)sizeof v - 1, v, &flag);
+        MPI_Info_free(&got);
+        if (algo_hook && (!flag || strcmp(v, on ? "on" : "off") != 0)) {
+            snprintf(why, sizeof(why), "flip=%d get_info async_config=%s (set %d), asked %s", i, v, flag,
+                     on ? "on" : "off");
+            ok = 0;
+        }
+        MPI_Comm dup;
+        MPI_Comm_dup(comm, &dup);
+        int a = algo_hook ? algo_hook(dup) : -1, b = algo_hook ? algo_hook(comm) : -1;
+        int x = rank, y = -1, prev = (rank + size - 1) % size;
+        MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 4, &y, 1, MPI_INT, prev, 4, dup, MPI_STATUS_IGNORE);
+        if (ok && (a != b || y != prev)) {
+            snprintf(why, sizeof(why), "flip=%d duplicate algo=%d, communicator algo=%d, got %d from %d", i, a,
+                     b, y, prev);
+            ok = 0;
+        }
+        MPI_Comm_free(&dup);
+    }
+    report("hints", ok, why);
+}
+
 static void badvalue(void)
 {
     int ok = 1;
@@ -403,6 +442,7 @@ int main(int argc, char **argv)
     persist(rounds);
     probe();
     symmetric();
+    hints();
     badvalue();
     MPI_Comm_free(&comm);
     MPI_Finalize();
