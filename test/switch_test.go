@@ -80,9 +80,15 @@ func TestSwitchRoute(t *testing.T) {
 	// a set_info that only flips async_config is taken in C once the
 	// communicator has been through one (internal/user/toggle.c): the same
 	// program, the same routes, and switches_in_c proves the C path took
-	// some while the runtime still counts them all.
-	for _, h := range []struct{ hint, algo string }{switchHints[0], switchHints[3]} {
-		t.Run("in-c/"+h.hint, func(t *testing.T) {
+	// some while the runtime still counts them all. 3 users: the sums'
+	// members past a power of two (internal/user/agree.c).
+	for _, c := range []struct {
+		name string
+		h    struct{ hint, algo string }
+		l    Layout
+	}{{"none", switchHints[0], l}, {"any_src", switchHints[3], l}, {"none-3-users", switchHints[0], Layout{N: 6, NodeSize: 2}}} {
+		h, l := c.h, c.l
+		t.Run("in-c/"+c.name, func(t *testing.T) {
 			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{h.hint, "6", "262144"},
 				Env: []string{"CSP_STATS=1"}, Preload: true, Timeout: 2 * time.Minute})
 			rs := relResults(t, res)

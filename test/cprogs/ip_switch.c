@@ -186,10 +186,13 @@ static void inflight(int rounds)
             j++;
         }
         MPI_Waitall(nr, req, sts);
-        for (int p = 0, j = 0, i = nsend; p < size && ok; p++) {
+        for (int p = 0, j = 0; p < size && ok; p++) {
             if (p == rank)
                 continue;
-            for (int k = 0; k < NMSG && ok; k++, i++) {
+            for (int k = 0; k < NMSG && ok; k++) {
+                /* the receives were posted in two passes over the peers:
+                 * k = 0, 1 before the flip, k = 2, 3 after it */
+                int i = nsend + (k < 2 ? 0 : 2 * npeer) + 2 * j + k % 2;
                 int want = round * NMSG + k, count = -1;
                 MPI_Get_count(&sts[i], MPI_INT32_T, &count);
                 int seq = seq_of(rbuf[j * NMSG + k], msg_len(k), p, rank, (round + 1) * NMSG);
