@@ -52,8 +52,10 @@ int csp_rma_epochs_string(int epochs, char *s, size_t n)
     return (int)len;
 }
 
-/* value reads key of info into v (size n), trimmed; 0 when absent. */
-static int value(MPI_Info info, const char *key, char *v, int n)
+/* csp_info_value reads key of info into v (size n, MPI_MAX_INFO_VAL + 1
+ * for any value: MPICH's MPI_Info_get fails on a value longer than it is
+ * told, it does not truncate), trimmed of spaces and tabs; 0 when absent. */
+int csp_info_value(MPI_Info info, const char *key, char *v, int n)
 {
     int flag = 0;
     if (info == MPI_INFO_NULL || PMPI_Info_get(info, key, n - 1, v, &flag) != MPI_SUCCESS || !flag)
@@ -119,7 +121,7 @@ int csp_rma_hints(MPI_Info info, struct csp_rma_hints *h, char *why, size_t n)
     h->symmetric = 0;
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
-    if (value(info, "async_config", v, sizeof v)) {
+    if (csp_info_value(info, "async_config", v, sizeof v)) {
         if (strcasecmp(v, "on") == 0)
             h->config = CSP_RMA_HINT_ON;
         else if (strcasecmp(v, "off") == 0)
@@ -132,7 +134,7 @@ int csp_rma_hints(MPI_Info info, struct csp_rma_hints *h, char *why, size_t n)
             return MPI_ERR_INFO_VALUE;
         }
     }
-    if (value(info, "symmetric", v, sizeof v)) {
+    if (csp_info_value(info, "symmetric", v, sizeof v)) {
         if (strcasecmp(v, "true") == 0)
             h->symmetric = 1;
         else if (strcasecmp(v, "false") != 0) {
@@ -144,7 +146,7 @@ int csp_rma_hints(MPI_Info info, struct csp_rma_hints *h, char *why, size_t n)
     static const char *const keys[2] = {"epoch_type", "epochs_used"};
     int got[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
-        if (!value(info, keys[k], v, sizeof v))
+        if (!csp_info_value(info, keys[k], v, sizeof v))
             continue;
         if (!(got[k] = parse_epochs(keys[k], v, why, n)))
             return MPI_ERR_INFO_VALUE;

@@ -14,8 +14,8 @@
  * call in C:
  *
  *   - the info must hold async_config=on or off and at most symmetric=true
- *     or false, spelled so, and no other key; anything else is the
- *     runtime's (it reads every key);
+ *     or false (read as the window hints are: rmahint.c), and no other key;
+ *     anything else is the runtime's (it reads every key);
  *   - the agreement is the runtime's record (enum csp_agree_field) summed
  *     by the same collective (csp_route_count_sum), so that members on
  *     either side of this choice still take part in one sum;
@@ -37,6 +37,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static struct csp_toggle *tab;
@@ -107,18 +108,14 @@ int csp_toggle_withdraw(MPI_Comm comm, struct csp_toggle *out)
     return 1;
 }
 
-/* The value of key in info, exactly one of a or b (0 or 1); -1 otherwise. */
+/* The value of key in info, one of a or b (0 or 1) as the window hints
+ * read them (rmahint.c); -1 otherwise. */
 static int one_of(MPI_Info info, const char *key, const char *a, const char *b)
 {
-    char v[8];
-    int len = 0, flag = 0; /* MPICH's MPI_Info_get fails on a longer value: ask its length first */
-    if (PMPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag || len < 1 ||
-        len >= (int)sizeof v)
+    char v[MPI_MAX_INFO_VAL + 1];
+    if (!csp_info_value(info, key, v, (int)sizeof v))
         return -1;
-    if (PMPI_Info_get(info, key, len, v, &flag) != MPI_SUCCESS || !flag)
-        return -1;
-    v[len] = 0;
-    return strcmp(v, a) == 0 ? 0 : strcmp(v, b) == 0 ? 1 : -1;
+    return strcasecmp(v, a) == 0 ? 0 : strcasecmp(v, b) == 0 ? 1 : -1;
 }
 
 /* The async_config value (0 off, 1 on) and symmetric of info, if info is

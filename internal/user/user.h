@@ -351,6 +351,11 @@ int csp_agree_sum(MPI_Comm comm, const int64_t *in, int64_t *out, int n);
 /* comm is being freed: free what csp_agree_sum made for it. */
 void csp_agree_forget(MPI_Comm comm);
 
+/* ---- reading an info value (rmahint.c) ---- */
+/* Read key of info into v (size n; MPI_MAX_INFO_VAL + 1 holds any value),
+ * trimmed of spaces and tabs; 0 when absent. */
+int csp_info_value(MPI_Info info, const char *key, char *v, int n);
+
 /* ---- MPI_Comm_set_info's agreement, and its switches made in C (toggle.c) ---- */
 /* One member's record in MPI_Comm_set_info's agreement (summed over the
  * communicator; internal/core/switch.go builds it in Go, toggle.c in C). */
