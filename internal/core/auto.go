@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
 	"github.com/casperii/casperii/internal/calib"
 	"github.com/casperii/casperii/internal/user"
@@ -386,7 +385,7 @@ func (m *commState) setAutoTarget(on, want bool) {
 	if m.pending != nil {
 		return
 	}
-	target := commexpand.Plan{Algorithm: info.NoOffload, Members: m.plan.Members}
+	target := m.directPlan()
 	if want {
 		target = m.onPlan
 	}

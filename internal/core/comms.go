@@ -240,7 +240,7 @@ func (r *runtime) install(comm mpi.Comm, h info.Hints, plan commexpand.Plan, ran
 	// evaluations in a row (auto.go).
 	if r.isAuto(h) && plan.Offloaded() {
 		st.auto = true
-		st.plan = commexpand.Plan{Algorithm: info.NoOffload, Members: plan.Members}
+		st.plan = st.directPlan()
 	}
 	if err := user.SetComm(comm, rank, &st.plan, regist); err != nil {
 		r.mu.Lock()

@@ -215,6 +215,11 @@ func (r *runtime) agreeHints(comm mpi.Comm, n int, alg info.Algorithm, auto bool
 	}, nil
 }
 
+// directPlan is the plan of st's direct route.
+func (st *commState) directPlan() commexpand.Plan {
+	return commexpand.Plan{Algorithm: info.NoOffload, Members: st.plan.Members}
+}
+
 // heldPlan returns a plan of algorithm alg that st already holds (the
 // route in use, the reserved offloaded plan, a pending switch's), or nil.
 func (st *commState) heldPlan(alg info.Algorithm) *commexpand.Plan {
@@ -272,7 +277,7 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 	}
 	// The plan the members chose: one they hold already, else new
 	// resources (a second Allreduce).
-	plan := commexpand.Plan{Algorithm: info.NoOffload, Members: st.plan.Members}
+	plan := st.directPlan()
 	switch {
 	case !ag.same:
 		plan.Reason = "members disagree on wildcard_used or async_config"

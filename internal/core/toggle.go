@@ -95,11 +95,6 @@ func (r *runtime) buildToggle(st *commState) *toggleOf {
 	return tg
 }
 
-// directPlan is the plan of st's direct route.
-func (st *commState) directPlan() commexpand.Plan {
-	return commexpand.Plan{Algorithm: info.NoOffload, Members: st.plan.Members}
-}
-
 // withdrawToggle withdraws st's toggle, keeping what it did. Called with
 // r.mu held.
 func (r *runtime) withdrawToggle(st *commState) {
