@@ -32,36 +32,19 @@ struct agree_comm {
     int rank, size;
 };
 
-static struct agree_comm *tab;
-static int ntab, captab;
+static struct csp_commtab tab = {.size = sizeof(struct agree_comm)};
 
 /* A scratch buffer for the partner's values. */
 static int64_t *scratch;
 static int nscratch;
 
-static struct agree_comm *lookup(MPI_Comm comm)
-{
-    for (int i = 0; i < ntab; i++)
-        if (tab[i].comm == comm)
-            return &tab[i];
-    return NULL;
-}
-
 /* The private communicator of comm, made at its first sum (collective). */
 static int private_of(MPI_Comm comm, struct agree_comm **out)
 {
-    struct agree_comm *a = lookup(comm);
+    struct agree_comm *a = csp_commtab_find(&tab, comm);
     if (a) {
         *out = a;
         return MPI_SUCCESS;
-    }
-    if (ntab == captab) {
-        int cap = captab ? 2 * captab : 8;
-        struct agree_comm *t = realloc(tab, (size_t)cap * sizeof *t);
-        if (!t)
-            return MPI_ERR_NO_MEM;
-        tab = t;
-        captab = cap;
     }
     struct agree_comm e = {.comm = comm, .priv = MPI_COMM_NULL};
     int inter = 0, rc = PMPI_Comm_test_inter(comm, &inter);
@@ -72,19 +55,24 @@ static int private_of(MPI_Comm comm, struct agree_comm **out)
     }
     if (rc != MPI_SUCCESS)
         return rc;
-    tab[ntab] = e;
-    *out = &tab[ntab++];
+    if (!(a = csp_commtab_add(&tab, comm))) {
+        if (e.priv != MPI_COMM_NULL)
+            PMPI_Comm_free(&e.priv);
+        return MPI_ERR_NO_MEM;
+    }
+    *a = e;
+    *out = a;
     return MPI_SUCCESS;
 }
 
 void csp_agree_forget(MPI_Comm comm)
 {
-    struct agree_comm *a = lookup(comm);
+    struct agree_comm *a = csp_commtab_find(&tab, comm);
     if (!a)
         return;
     if (a->priv != MPI_COMM_NULL)
         PMPI_Comm_free(&a->priv);
-    *a = tab[--ntab];
+    csp_commtab_del(&tab, a);
 }
 
 /* One step of the doubling: send n values to peer, add its n into acc. */

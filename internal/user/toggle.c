@@ -40,8 +40,7 @@
 #include <strings.h>
 #include <time.h>
 
-static struct csp_toggle *tab;
-static int ntab, captab;
+static struct csp_commtab tab = {.size = sizeof(struct csp_toggle)};
 
 uint32_t csp_toggle_unread;
 
@@ -52,13 +51,7 @@ int64_t csp_mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static struct csp_toggle *lookup(MPI_Comm comm)
-{
-    for (int i = 0; i < ntab; i++)
-        if (tab[i].comm == comm)
-            return &tab[i];
-    return NULL;
-}
+static struct csp_toggle *lookup(MPI_Comm comm) { return csp_commtab_find(&tab, comm); }
 
 static int unread(const struct csp_toggle *t) { return t->switches != 0 || t->set >= 0; }
 
@@ -66,15 +59,8 @@ int csp_toggle_publish(const struct csp_toggle *t)
 {
     struct csp_toggle *e = lookup(t->comm);
     if (!e) {
-        if (ntab == captab) {
-            int cap = captab ? 2 * captab : 8;
-            struct csp_toggle *n = realloc(tab, (size_t)cap * sizeof *n);
-            if (!n)
-                return -1;
-            tab = n;
-            captab = cap;
-        }
-        e = &tab[ntab++];
+        if (!(e = csp_commtab_add(&tab, t->comm)))
+            return -1;
     } else if (unread(e)) {
         csp_toggle_unread--;
     }
@@ -102,9 +88,7 @@ int csp_toggle_withdraw(MPI_Comm comm, struct csp_toggle *out)
 {
     if (!csp_toggle_read(comm, out))
         return 0;
-    struct csp_toggle *e = lookup(comm);
-    ntab--;
-    *e = tab[ntab];
+    csp_commtab_del(&tab, lookup(comm));
     return 1;
 }
 

@@ -344,6 +344,22 @@ void csp_error_line(const char *msg);
 /* Record the one-line message of error e (Go, at MPI_Init). */
 void csp_set_errtext(int e, const char *msg);
 
+/* ---- per-communicator records beside the entry (commtab.c) ---- */
+/* n records of size bytes, each starting with its MPI_Comm; a record
+ * moves at the next _add or _del. Declare one as
+ * `static struct csp_commtab t = {.size = sizeof(struct mine)}`. */
+struct csp_commtab {
+    char *v;
+    int n, cap;
+    size_t size;
+};
+/* comm's record, or NULL. */
+void *csp_commtab_find(const struct csp_commtab *t, MPI_Comm comm);
+/* A new zeroed record for comm (not already in t), or NULL: no memory. */
+void *csp_commtab_add(struct csp_commtab *t, MPI_Comm comm);
+/* Delete rec (from _find or _add). */
+void csp_commtab_del(struct csp_commtab *t, void *rec);
+
 /* ---- sums over a communicator's members (agree.c) ---- */
 /* Sum n int64 of every member's in into out (collective over comm; not
  * under MPI_THREAD_MULTIPLE without the lock). */
