@@ -278,6 +278,10 @@ static inline int csp_direct_slow(void)
 void csp_user_init_globals(void);
 int csp_user_attach_ring(void *mem, size_t len);
 void csp_user_setup_fence(void);
+/* Start registering for global membarriers on a thread of its own, so
+ * that the registration's grace period overlaps MPICH's initialization
+ * (called at MPI_Init's entry; state.c). */
+void csp_fence_register_start(void);
 /* Give the MPI progress engine a turn (ordinary requests keep moving). */
 void csp_poke_progress(void);
 /* Lend the core to this process's ghost, where it shares it (csp_u.lend),
