@@ -9,10 +9,8 @@
 #include "control.h"
 #include "block.h"
 #include "complete.h"
-#include "liveness.h"
 #include "submit.h"
 
-#include <sched.h>
 
 /* For control cells: keep backing off until csp_take_cell succeeds (the
  * re-check must not take the cell itself, so it only recycles). */
@@ -22,6 +20,9 @@ static int no_cell_yet(void *arg)
     csp_reclaim();
     return 0;
 }
+
+/* Has the ghost answered control cell *arg? */
+static int cell_answered(void *arg) { return csp_cell_done(&csp_u.cells[*(const uint32_t *)arg]); }
 
 static int control(uint8_t kind, uint32_t target, uint32_t target_gen, uint32_t seg, uint64_t off,
                    uint64_t nbytes, uint64_t *result)
@@ -45,21 +46,26 @@ static int control(uint8_t kind, uint32_t target, uint32_t target_gen, uint32_t 
         }
     }
     csp_publish(op, idx);
-    b.n = 0;
+    /* Wait as every offloaded wait does (block.c): where the ghost shares
+     * the core at the lowest priority it runs only while this process
+     * leaves it, so a wait that polls and yields (as this one did) lets it
+     * run in the scheduler's scraps: the finalize cell's answer took 0-52
+     * ms that way (an empty program, 2 users + 1 ghost on 2 cores), and so
+     * could a cancel or an MPI_Free_mem's unmap. The ghost rings after
+     * every cell it takes (dispatch.go), a control cell's included, and a
+     * ghost that answered and then exited (it does after the last user's
+     * MPI_Finalize) is told apart from a dead one by a last look at the
+     * cell (csp_backoff's re-check). */
+    b = (struct csp_backoff){0};
     int rc = MPI_SUCCESS;
-    while (!csp_cell_done(&csp_u.cells[idx])) {
-        /* A ghost may answer, then exit (it does after the last user's
-         * MPI_Finalize): look at the cell once more before calling it
-         * gone. */
-        if (!csp_ghost_alive()) {
-            if (!csp_cell_done(&csp_u.cells[idx]))
-                rc = MPI_ERR_OTHER;
+    while (!cell_answered(&idx)) {
+        int r = csp_backoff(&b, cell_answered, &idx);
+        if (r > 0)
+            break;
+        if (r < 0) {
+            rc = MPI_ERR_OTHER;
             break;
         }
-        if (b.n++ < 1000)
-            csp_cpu_relax();
-        else
-            sched_yield();
     }
     if (rc == MPI_SUCCESS)
         rc = csp_u.cells[idx].st_error;
