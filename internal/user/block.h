@@ -14,14 +14,16 @@ static inline void csp_cpu_relax(void)
 #endif
 }
 
-/* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). */
-void csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);
+/* Sleep while *addr == val, at most timeout_us (FUTEX_WAIT). Returns 1
+ * if the sleep ran out its timeout, else 0. */
+int csp_futex_wait(uint32_t *addr, uint32_t val, long timeout_us);
 
 /* The state of one polite wait (zero it to start). */
 struct csp_backoff {
     uint32_t n;
     struct csp_op *op;   /* the operation waited for; NULL: anything      */
     struct csp_op *also; /* with op: one that must be done too to wake us */
+    uint8_t timed_out;   /* the last sleep of this wait ran out its timeout */
 };
 /* One step of a polite wait: 1 if the re-check before a sleep found the
  * caller ready (ready is not to be called again), 0 to go on waiting, -1

@@ -3,9 +3,9 @@
  *
  * A ghost that dies (killed, crashed) never completes the cells it holds:
  * every wait on them must turn into an error instead of a hang. The waits
- * ask csp_ghost_alive when they are about to sleep (engine.c), and the
- * Test family asks every so often while an offloaded request stays
- * pending (csp_test_miss).
+ * ask csp_ghost_alive before a sleep that follows one that ran out its
+ * timeout (block.c; a ghost that rings is alive), and the Test family asks
+ * every so often while an offloaded request stays pending (csp_test_miss).
  *
  * A dead process stays a zombie until its parent (the launcher's proxy)
  * reaps it, and kill(pid, 0) succeeds on a zombie: a launcher that is slow
@@ -45,9 +45,14 @@ void csp_liveness_stop(void)
     ghost_pidfd = -1;
 }
 
+int csp_ghost_running(void)
+{
+    return __atomic_load_n(&csp_u.ghost->state, __ATOMIC_ACQUIRE) == CSP_GHOST_RUNNING;
+}
+
 int csp_ghost_alive(void)
 {
-    if (__atomic_load_n(&csp_u.ghost->state, __ATOMIC_ACQUIRE) != CSP_GHOST_RUNNING)
+    if (!csp_ghost_running())
         return 0;
     if (ghost_pidfd >= 0) {
         struct pollfd p = {.fd = ghost_pidfd, .events = POLLIN};
