@@ -152,6 +152,11 @@ func Init(required int) (int, error) {
 	}
 	cfg, cfgErr := ReadConfig()
 	steps := newCallSteps()
+	// A user registers for its ghost's membarriers in Start; the
+	// registration sleeps through a grace period, so it starts now and
+	// overlaps MPICH's initialization (every process: the role is not
+	// known yet, and a ghost's registration costs nothing later).
+	user.StartFenceRegistration()
 	provided, err := mpi.InitThread(required)
 	if err != nil {
 		return provided, err

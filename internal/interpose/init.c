@@ -30,7 +30,6 @@ static int init(int required, int *provided)
      * an initialization that failed before the runtime could. */
     if (csp_init_oversubscribed())
         csp_lend_timer_start();
-    csp_fence_register_start(); /* a grace period's sleep, beside PMPI_Init (state.c) */
     int rc = csp_go_init(required, &prov, &world, &user, &ub);
     int sig, lends;
     csp_lend_timer_stop(&sig, &lends);

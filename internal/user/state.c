@@ -32,11 +32,11 @@ int csp_user_attach_ring(void *mem, size_t len)
  * always has by then (the Go runtime's, MPICH's transport thread): 12-47
  * ms here, on the critical path of every user's MPI_Init (its "user" step
  * took 9-17 ms of a 140-155 ms MPI_Init with CSP_VERBOSE=2, 3 processes).
- * The wait is a sleep, not work, so the interposer's MPI_Init starts it on
- * a short-lived thread of its own before PMPI_Init
- * (csp_fence_register_start), where it overlaps MPICH's initialization,
- * and csp_user_setup_fence takes its result. Without that start (the Go
- * API, which calls no interposer), the registration is made here.
+ * The wait is a sleep, not work, so the runtime's Init starts it on a
+ * short-lived thread of its own before PMPI_Init (csp_fence_register_start,
+ * from internal/core), where it overlaps MPICH's initialization, and
+ * csp_user_setup_fence takes its result (or registers in place if nothing
+ * started it).
  *
  * mb_state: 0 not started, 1 running, 2 done (mb_ok then holds whether it
  * succeeded; written before the release store, read after the acquire).

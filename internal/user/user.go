@@ -179,6 +179,12 @@ func Start(cfg Config) error {
 	return nil
 }
 
+// StartFenceRegistration starts this process's registration for the
+// ghost's global membarriers on a thread of its own (state.c): it waits
+// for an RCU grace period, which then overlaps MPICH's MPI_Init instead
+// of adding to Start's. Call it before MPI_Init; Start takes the result.
+func StartFenceRegistration() { C.csp_fence_register_start() }
+
 // FenceFree reports whether posts skip their memory fence because the
 // ghost issues a global membarrier before parking (channel.h: membarrier).
 func FenceFree() bool { return C.csp_u.fence_free != 0 }

@@ -280,7 +280,7 @@ int csp_user_attach_ring(void *mem, size_t len);
 void csp_user_setup_fence(void);
 /* Start registering for global membarriers on a thread of its own, so
  * that the registration's grace period overlaps MPICH's initialization
- * (called at MPI_Init's entry; state.c). */
+ * (called before PMPI_Init by the runtime's Init; state.c). */
 void csp_fence_register_start(void);
 /* Give the MPI progress engine a turn (ordinary requests keep moving). */
 void csp_poke_progress(void);
