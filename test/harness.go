@@ -570,6 +570,10 @@ wait:
 		}
 	})
 	if timedOut {
+		if rec, ok := t.(*recorder); ok {
+			// RunCollected's caller judges the job by what it printed.
+			rec.Logf("output of %s %s (timed out):\n%s", what, res.Cmd, res.Output())
+		}
 		t.FailNow()
 	}
 	return res

@@ -138,7 +138,13 @@ func TestRMAAsyncMode(t *testing.T) {
 				env = append([]string{"CSP_STATS=1", "CSP_VERBOSE=1"}, winregNolocal...)
 				l, args, want = Layout{N: 4, NodeSize: 2}, []string{"none"}, 1
 			}
-			res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: env})
+			job := Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: env}
+			var res Result
+			if mode == "tcp-default" {
+				res = runPastTCPFinalizeHang(t, job, l.Users())
+			} else {
+				res = Run(t, job)
+			}
 			ipRequireResults(t, res, want)
 			if mode == "tcp-default" {
 				require.Contains(t, res.Stderr, "RMA windows are not redirected by default here: MPIR_CVAR_NOLOCAL with UCX_TLS=tcp,self", res.Output())
@@ -157,6 +163,29 @@ func TestRMAAsyncMode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// runPastTCPFinalizeHang runs j as Run does, except that a job that hangs
+// after every user printed its CSP_STATS line, so inside MPICH's own
+// MPI_Finalize, runs again (at most 3 times in all). MPICH 4.0.2 over UCX's
+// TCP transport hangs there in some runs of any job whose processes have
+// connected, plain MPICH's too (pmodels/mpich#6596, design.md section 11):
+// 0-8 runs in 40 of this test's job here. A hang before the stats, or 3
+// hangs, fails the test.
+func runPastTCPFinalizeHang(t *testing.T, j Job, users int) Result {
+	t.Helper()
+	j.Timeout = 20 * time.Second
+	for attempt := 1; ; attempt++ {
+		c := RunCollected(t, j)
+		if c.Finished && len(c.Problems) == 0 {
+			return c.Result
+		}
+		inFinalize := !c.Finished && strings.Count(c.Log, "casperii-stats rank=") >= users
+		if !inFinalize || attempt == 3 {
+			t.Fatalf("%s\n%s", strings.Join(c.Problems, "\n"), c.Log)
+		}
+		t.Logf("attempt %d hung in MPICH's MPI_Finalize after every user's CSP_STATS line (MPICH 4.0.2 over UCX's TCP transport); running it again", attempt)
 	}
 }
 
