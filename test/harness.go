@@ -342,6 +342,7 @@ func RunCollected(t testing.TB, j Job) Collected {
 		c.Finished = true
 	}()
 	<-done
+	rec.runCleanups()
 	c.Problems, c.Log = rec.findings()
 	return c
 }
@@ -349,11 +350,12 @@ func RunCollected(t testing.TB, j Job) Collected {
 // recorder is a T that records failures and logs; its FailNow ends the
 // goroutine running the job, as testing.T's does.
 type recorder struct {
-	tb     testing.TB // for TempDir
-	mu     sync.Mutex
-	errors []string
-	log    strings.Builder
-	failed bool
+	tb       testing.TB // for TempDir
+	mu       sync.Mutex
+	errors   []string
+	log      strings.Builder
+	failed   bool
+	cleanups []func()
 }
 
 func (r *recorder) Helper() {}
@@ -391,7 +393,25 @@ func (r *recorder) Failed() bool {
 
 func (r *recorder) TempDir() string { return r.tb.TempDir() }
 
-func (r *recorder) Cleanup(func()) {}
+// Cleanup keeps f for RunCollected to run once the job is over, as
+// testing.T runs its cleanups at the end of the test: run's log of a
+// failed job's output then reaches the recorder's log too.
+func (r *recorder) Cleanup(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cleanups = append(r.cleanups, f)
+}
+
+// runCleanups runs the kept cleanups, last registered first.
+func (r *recorder) runCleanups() {
+	r.mu.Lock()
+	fs := r.cleanups
+	r.cleanups = nil
+	r.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
 
 func (r *recorder) findings() ([]string, string) {
 	r.mu.Lock()
@@ -570,10 +590,6 @@ wait:
 		}
 	})
 	if timedOut {
-		if rec, ok := t.(*recorder); ok {
-			// RunCollected's caller judges the job by what it printed.
-			rec.Logf("output of %s %s (timed out):\n%s", what, res.Cmd, res.Output())
-		}
 		t.FailNow()
 	}
 	return res

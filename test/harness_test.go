@@ -90,13 +90,15 @@ func harnessAtoi(s string) int {
 }
 
 // A job that hangs is killed, all its processes, at its timeout, and the
-// test fails (RunCollected returns that finding instead).
+// test fails (RunCollected returns that finding instead, and the job's
+// output in its log, for callers that judge where it hung).
 func TestHarnessTimeout(t *testing.T) {
 	start := time.Now()
-	c := RunCollected(t, Job{Layout: Layout{N: 2}, Prog: "/bin/sleep", Args: []string{"31.5"}, Timeout: 2 * time.Second})
+	c := RunCollected(t, Job{Layout: Layout{N: 2}, Prog: "/bin/sh", Args: []string{"-c", "echo before-hang; exec sleep 31.5"}, Timeout: 2 * time.Second})
 	assert.False(t, c.Finished)
 	assert.Contains(t, strings.Join(c.Problems, "\n"), "timed out after 2s")
 	assert.Contains(t, c.Log, "sleep 31.5", "the job's command line is in its log")
+	assert.Contains(t, c.Log, "--- stdout:\nbefore-hang\n", "the job's output is in its log")
 	assert.Less(t, time.Since(start), 15*time.Second)
 	assert.False(t, processWith("sleep 31.5"), "a process of the job survived its timeout")
 }
