@@ -11,7 +11,6 @@
 #include "complete.h"
 #include "submit.h"
 
-
 /* For control cells: keep backing off until csp_take_cell succeeds (the
  * re-check must not take the cell itself, so it only recycles). */
 static int no_cell_yet(void *arg)
