@@ -350,6 +350,7 @@ func (r *runtime) isAuto(h info.Hints) bool {
 func (r *runtime) autoTarget(m *commState, net, wall float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	m.phaseOn = false
 	on := m.plan.Offloaded()
 	want := on
 	switch {

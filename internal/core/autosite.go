@@ -303,6 +303,10 @@ func (r *runtime) learnPhase(m *commState, k siteKey, verdict int, newPhase bool
 func (r *runtime) phaseTarget(m *commState, want bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	m.phaseOn = want
+	if want {
+		m.phaseKey = m.nextKey
+	}
 	m.setAutoTarget(m.plan.Offloaded(), want)
 	if m.pending != nil {
 		m.pending.phase = true

@@ -177,3 +177,63 @@ func TestPhaseDecision(t *testing.T) {
 	require.False(t, m3.noteClass(20), "seen")
 	require.False(t, m3.noteClass(3), "seen")
 }
+
+// TestPhaseRouteEnds: offload taken for a phase lasts that phase. At a
+// collective that opens another phase (every member's key differs from
+// the one offload was taken for), with no memory that predicts it, the
+// communicator goes back to the direct route, whatever the ended epoch's
+// estimate (it judged the predicted phase), and without a failure on
+// record. Before, a size sweep's next step ran offloaded after the last
+// overlapped phase of the size before, lost, and the failure doubled
+// what every phase needed before it was offloaded again. The same phase
+// going on without a prediction, and offload a streak of estimates
+// earned, are judged by the estimate.
+func TestPhaseRouteEnds(t *testing.T) {
+	r := &runtime{}
+	ev := func(m *commState, net, msgs, predOn, predOff, ends int64) {
+		t.Helper()
+		v := make([]int64, evFields)
+		v[evPresent], v[evUnmatched] = 2, 1 // not quiescent: no switch is taken
+		v[evNet], v[evWall], v[evMsgs] = net, 10000, msgs
+		v[evPredOn], v[evPredOff], v[evPhaseEnds] = predOn, predOff, ends
+		took, err := r.decide(m, v, 2, siteKey{})
+		require.NoError(t, err)
+		require.False(t, took)
+	}
+	on := commexpand.Plan{Algorithm: info.TagEncoding}
+	ov := siteKey{site: 0x100, prev: 20}
+	m := &commState{auto: true, plan: commexpand.Plan{Algorithm: info.NoOffload}, onPlan: on, onFailures: 1}
+	m.nextKey = ov
+	ev(m, 0, 0, 2, 0, 0) // every member predicts offload for the phase opening now
+	require.True(t, m.phaseOn)
+	require.Equal(t, ov, m.phaseKey)
+	require.NotNil(t, m.pending)
+	m.plan, m.pending = on, nil // the switch taken
+
+	ev(m, 3000, 40, 0, 0, 1) // one member sees another phase: the estimate decides, and wants offload
+	require.Nil(t, m.pending)
+	require.False(t, m.phaseOn, "the estimate's choice from now on")
+
+	m.phaseOn, m.onFailures = true, 1
+	ev(m, -3000, 40, 0, 0, 2) // the next phase, which nothing predicts, differs
+	require.NotNil(t, m.pending, "back to the direct route")
+	require.Equal(t, info.NoOffload, m.pending.plan.Algorithm)
+	require.True(t, m.pending.phase)
+	require.False(t, m.phaseOn)
+	require.Equal(t, 1, m.onFailures, "no failure counted: the estimate judged the phase that ended")
+
+	// A pending phase switch whose phase ends before it is taken is
+	// withdrawn the same way.
+	m2 := &commState{auto: true, plan: commexpand.Plan{Algorithm: info.NoOffload}, onPlan: on}
+	ev(m2, 0, 0, 2, 0, 0)
+	require.NotNil(t, m2.pending)
+	ev(m2, 0, 0, 0, 0, 2)
+	require.Nil(t, m2.pending)
+	require.False(t, m2.phaseOn)
+
+	// Offload a streak earned stays while the estimates want it.
+	m3 := &commState{auto: true, plan: on, onPlan: on}
+	ev(m3, 3000, 40, 0, 0, 0)
+	require.Nil(t, m3.pending)
+	require.False(t, m3.phaseOn)
+}

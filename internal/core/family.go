@@ -161,6 +161,9 @@ const (
 	// on every member.
 	evPhased
 	evNewPhase
+	// Members for which offload is the target because a phase predicted
+	// it, and the collective opens another phase.
+	evPhaseEnds
 	evFields
 )
 
@@ -208,6 +211,10 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 				v[evPhased] = 1
 			}
 			keys[i] = siteKey{site: site, prev: m.lastClass}
+			m.nextKey = keys[i]
+			if m.phaseOn && keys[i] != m.phaseKey {
+				v[evPhaseEnds] = 1
+			}
 			v[evNet] = int64(m.net(r.model, ep, msgs, bytes, opened[i]))
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
@@ -313,6 +320,19 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		case v[evPredOn] == size:
 			r.phaseTarget(m, true)
 		case v[evPredOff] == size:
+			r.phaseTarget(m, false)
+		case m.phaseOn && v[evPhaseEnds] == size:
+			// Offload was taken for a phase that every member sees end
+			// here (the ended epoch's estimate judged that phase, not the
+			// next), and no memory predicts the one this collective
+			// opens: it runs on the direct route, the choice's home,
+			// until its own verdicts or a streak say otherwise. Kept on,
+			// a size sweep's next step (a ping-pong after the overlapped
+			// phase) ran offloaded, lost, and the failure doubled the
+			// verdicts every phase then needed before it was offloaded
+			// again. The same phase going on without a prediction (a
+			// verdict in the band broke its agreement) is judged by its
+			// estimate, as before.
 			r.phaseTarget(m, false)
 		case v[evMsgs] > 0:
 			r.autoTarget(m, float64(v[evNet]), float64(v[evWall]))

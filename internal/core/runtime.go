@@ -97,6 +97,9 @@ type commState struct {
 	evals       int              // evaluations with messages since the last learning window (agreed)
 	quiet       int              // evaluations in a row whose epoch had no messages on it (agreed)
 	openKey     siteKey          // the phase of the epoch begun at the last evaluation
+	phaseOn     bool             // offload is the target because a phase predicted it (agreed)
+	phaseKey    siteKey          // that phase, as this member keys it
+	nextKey     siteKey          // the phase the collective being evaluated opens
 	openN       uint32           // the family's collective count then
 	// Its family (family.go): freed here, and freed by every member.
 	fam            *family
