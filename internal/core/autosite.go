@@ -303,10 +303,16 @@ func (r *runtime) learnPhase(m *commState, k siteKey, verdict int, newPhase bool
 func (r *runtime) phaseTarget(m *commState, want bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	m.phaseOn = want
-	if want {
-		m.phaseKey = m.nextKey
+	switch {
+	case !want:
+		m.phaseOn = false
+	case !m.plan.Offloaded() || m.phaseOn:
+		m.phaseOn, m.phaseKey = true, m.nextKey
 	}
+	// else offload a streak of estimates earned (autoTarget), which the
+	// phase confirms: it stays the estimate's to end, so a long phase
+	// keeps it past a collective that opens one not seen yet (a halo
+	// sweep's next size).
 	m.setAutoTarget(m.plan.Offloaded(), want)
 	if m.pending != nil {
 		m.pending.phase = true

@@ -231,9 +231,16 @@ func TestPhaseRouteEnds(t *testing.T) {
 	require.Nil(t, m2.pending)
 	require.False(t, m2.phaseOn)
 
-	// Offload a streak earned stays while the estimates want it.
+	// Offload a streak earned stays while the estimates want it, also
+	// where a phase confirms it, past a collective that opens a phase
+	// nothing predicts (a halo sweep's next size).
 	m3 := &commState{auto: true, plan: on, onPlan: on}
 	ev(m3, 3000, 40, 0, 0, 0)
 	require.Nil(t, m3.pending)
 	require.False(t, m3.phaseOn)
+	ev(m3, 3000, 40, 2, 0, 0) // every member's memory of the phase predicts offload
+	require.Nil(t, m3.pending)
+	require.False(t, m3.phaseOn, "still the streak's")
+	ev(m3, 3000, 40, 0, 0, 0)
+	require.Nil(t, m3.pending, "the estimate keeps it")
 }
