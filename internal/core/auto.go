@@ -51,6 +51,25 @@ const autoTheta = 0.03
 // automatic choice switches it on (autoTarget).
 const autoMinVotes = 2
 
+// A strong vote counts as two: an epoch whose estimate wants offload by
+// autoStrong of the members' time and in which every member waited
+// autoStrongWaits times on average. The second vote guards against an
+// accident of one epoch (the first iteration over fresh buffers, a time
+// slice lost to another process: a CPU-bound phase's first epoch of one
+// iteration estimated +44%); an epoch of many waits that all wanted
+// offload by far is not one, and waiting for a second such epoch cost a
+// phase that few of them make its first one (osubench's halo sweep: 8
+// rounds per size, the warm-up estimated +49-50%, offload on from the
+// third round). Only while no offloaded period of the communicator has
+// failed beyond the first (onFailures <= 1): a failure still doubles the
+// votes needed; and only where the last verdict was not against offload
+// (family.go): where phases alternate, one epoch promises nothing for
+// the next.
+const (
+	autoStrong      = 0.15
+	autoStrongWaits = 8
+)
+
 // model is the automatic choice's cost model.
 type model struct {
 	table   *calib.Table // ping-pong exchange times, direct and through the ghosts
@@ -362,7 +381,11 @@ func (r *runtime) autoTarget(m *commState, net, wall float64) {
 		// turned out worse than estimated needs more each time: 2, 2, 4,
 		// ... 16 evaluations.
 		m.onVotes++
-		want = m.onVotes >= max(autoMinVotes, 1<<min(m.onFailures, 4))
+		need := max(autoMinVotes, 1<<min(m.onFailures, 4))
+		if m.strong && m.onFailures <= 1 {
+			need = 1
+		}
+		want = m.onVotes >= need
 	case !on:
 		m.onVotes = 0
 	case net < -autoTheta*wall:

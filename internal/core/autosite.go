@@ -173,9 +173,14 @@ func (m *commState) learnSite(k siteKey, verdict int, on bool) {
 	}
 	if s.agree > 0 && s.verdict == verdict {
 		s.agree++
-		return
+	} else {
+		s.verdict, s.agree = verdict, 1
 	}
-	s.verdict, s.agree = verdict, 1
+	// A strong vote for offload of a phase never offloaded in vain
+	// counts as two verdicts (auto.go, autoStrong).
+	if verdict > 0 && m.strong && !on && s.failures == 0 {
+		s.agree = max(s.agree, 2)
+	}
 }
 
 // predictSite returns the route phase k is expected to want: +1

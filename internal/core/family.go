@@ -164,6 +164,7 @@ const (
 	// Members for which offload is the target because a phase predicted
 	// it, and the collective opens another phase.
 	evPhaseEnds
+	evWaits // waiting calls the member made in the epoch
 	evFields
 )
 
@@ -218,6 +219,7 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			v[evNet] = int64(m.net(r.model, ep, msgs, bytes, opened[i]))
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
+			v[evWaits] = int64(ep.waits)
 			switch m.predictPhase(keys[i]) {
 			case 1:
 				v[evPredOn] = 1
@@ -309,6 +311,11 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		return false, nil // some member freed it: it never switches again
 	}
 	if m.auto {
+		// Strong only where no verdict against offload came last: where
+		// phases alternate a strong epoch is no promise for the next
+		// (osubench's overlap sweep: a calibration's overlapped
+		// exchanges, then ping-pongs, offloaded on one vote and failed).
+		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
 			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)
 			m.quiet = 0

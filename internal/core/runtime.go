@@ -84,6 +84,7 @@ type commState struct {
 	onPlan     commexpand.Plan
 	onVotes    int     // evaluations in a row that wanted offload on
 	onFailures int     // offload periods that ended because offload cost more
+	strong     bool    // the epoch being decided is a strong vote for offload (autoStrong; agreed)
 	offWait    float64 // this member's wait per message when last off (-1: never)
 	// Phases (autosite.go): what the epochs of each phase wanted, and
 	// when to evaluate every collective to learn them.
