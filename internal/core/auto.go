@@ -372,6 +372,7 @@ func (r *runtime) autoTarget(m *commState, net, wall float64) {
 	m.phaseOn = false
 	on := m.plan.Offloaded()
 	want := on
+	defer func() { m.fresh = false }() // judged: one epoch is grace enough
 	switch {
 	case !on && net > autoTheta*wall:
 		// Two votes in a row at least: one epoch's estimate can be an
@@ -388,9 +389,18 @@ func (r *runtime) autoTarget(m *commState, net, wall float64) {
 		want = m.onVotes >= need
 	case !on:
 		m.onVotes = 0
+	case net < -autoTheta*wall && m.fresh:
+		// The first epoch on the ghosts carries the route's first
+		// touches (the ghosts map and fault in the buffers; osubench's
+		// halo at 1 MiB: -10% in that epoch, then +5-16% in every one
+		// after), and leaving on it cost the comeback that a failure
+		// doubles (4 votes, 4 of the 8 rounds). A second such epoch
+		// decides.
 	case net < -autoTheta*wall:
 		want = false
-		m.onFailures++
+		if !m.uncertain { // else: back to the direct route to learn its waits at these sizes
+			m.onFailures++
+		}
 		m.onVotes = 0
 	case net > autoTheta*wall:
 		m.onFailures = 0 // offload confirmed itself

@@ -139,23 +139,32 @@ func (m *commState) site(k siteKey) *siteMemory {
 
 // net is the model's estimate for m over the epoch e (auto.go), with
 // the memory of the direct route of phase opened where there is one.
-func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) float64 {
+// uncertain: the epoch ran offloaded and the only memory of the direct
+// route is the communicator's, taken at another size class. The wait per
+// message of one size says little about another's (osubench's halo:
+// 2.3 ms at 1 MiB, 4.8 at 4 MiB, 27 and 14 transfers), so such an
+// estimate may send the communicator back to the direct route to learn
+// what it waits there, but is no failure of offload (autoTarget).
+func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) (net float64, uncertain bool) {
 	if msgs == 0 {
-		return 0 // no evidence (md.net), and no phase to remember
+		return 0, false // no evidence (md.net), and no phase to remember
 	}
 	s := m.site(opened)
 	w := m.offWait
+	class := sizeClass(msgs, bytes)
 	if s != nil && s.offWait >= 0 {
 		w = s.offWait
+	} else if m.plan.Offloaded() && w >= 0 && m.offClass != class {
+		uncertain = true
 	}
-	net := md.net(e, m.plan.Offloaded(), msgs, bytes, &w)
+	net = md.net(e, m.plan.Offloaded(), msgs, bytes, &w)
 	if !m.plan.Offloaded() {
-		m.offWait = w
+		m.offWait, m.offClass = w, class
 		if s != nil {
 			s.offWait = w
 		}
 	}
-	return net
+	return net, uncertain
 }
 
 // learnSite records the verdict of an epoch of phase k, run offloaded
@@ -166,7 +175,7 @@ func (m *commState) learnSite(k siteKey, verdict int, on bool) {
 		return
 	}
 	switch {
-	case on && verdict < 0:
+	case on && verdict < 0 && !m.uncertain && !m.fresh:
 		s.failures++
 	case on && verdict > 0:
 		s.failures = 0

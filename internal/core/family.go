@@ -164,7 +164,8 @@ const (
 	// Members for which offload is the target because a phase predicted
 	// it, and the collective opens another phase.
 	evPhaseEnds
-	evWaits // waiting calls the member made in the epoch
+	evWaits     // waiting calls the member made in the epoch
+	evUncertain // members whose estimate had no memory of the direct route at these sizes
 	evFields
 )
 
@@ -216,7 +217,11 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			if m.phaseOn && keys[i] != m.phaseKey {
 				v[evPhaseEnds] = 1
 			}
-			v[evNet] = int64(m.net(r.model, ep, msgs, bytes, opened[i]))
+			net, uncertain := m.net(r.model, ep, msgs, bytes, opened[i])
+			v[evNet] = int64(net)
+			if uncertain {
+				v[evUncertain] = 1
+			}
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
 			v[evWaits] = int64(ep.waits)
@@ -315,6 +320,7 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		// phases alternate a strong epoch is no promise for the next
 		// (osubench's overlap sweep: a calibration's overlapped
 		// exchanges, then ping-pongs, offloaded on one vote and failed).
+		m.uncertain = v[evUncertain] > 0
 		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
 			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)

@@ -85,7 +85,10 @@ type commState struct {
 	onVotes    int     // evaluations in a row that wanted offload on
 	onFailures int     // offload periods that ended because offload cost more
 	strong     bool    // the epoch being decided is a strong vote for offload (autoStrong; agreed)
+	fresh      bool    // offloaded, and no epoch with messages judged since (autoTarget; agreed)
 	offWait    float64 // this member's wait per message when last off (-1: never)
+	offClass   int8    // the size class of the messages of that epoch
+	uncertain  bool    // the epoch being decided ran offloaded at sizes its direct memory was not taken at (agreed)
 	// Phases (autosite.go): what the epochs of each phase wanted, and
 	// when to evaluate every collective to learn them.
 	sites       map[siteKey]*siteMemory

@@ -370,6 +370,7 @@ func (r *runtime) takeSwitch(comm mpi.Comm, st *commState, p *pendingSwitch, whe
 	from := st.plan
 	st.noteRoute()
 	st.plan, st.regist, st.pending = p.plan, p.regist, nil
+	st.fresh = st.plan.Offloaded() && !from.Offloaded()
 	r.dropPlan(st, from)
 	st.pruneTemplates()
 	st.switches++
