@@ -130,6 +130,17 @@ func TestSwitchRoute(t *testing.T) {
 // overlapped with compute on the CPU of a host whose cores the ghosts
 // share stay direct. Every message arrives; CSP_STATS reports the route
 // time.
+//
+// The routes are an adaptive choice judged on a shared 2-core host whose
+// speed changes under the job (docs/design.md section 7, "Two regimes"):
+// the busy phase's epochs read +12-21% for offload in some runs, where
+// offload loses 20-40%, and two such epochs in a row switch it on; in the
+// host's slow regime for offload the sleep phase's epochs can read a loss
+// and switch it off. Either way the loss found takes it back, but not
+// always before the phase ends: on 2026-11-26, 3 of 20 runs of stop 31's
+// code (fb5106c) and 1 of 20 of stop 32's ended a phase on the other
+// route. A run whose messages all arrived but whose route was wrong after
+// some phase is run once more, and logged; two in a row fail.
 func TestAutoRoute(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_auto")
@@ -139,7 +150,30 @@ func TestAutoRoute(t *testing.T) {
 			if how == "env" {
 				env = append(env, "CSP_ASYNC_CONFIG=auto")
 			}
-			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{how, "60"}, Env: env, Preload: true, Timeout: 3 * time.Minute})
+			job := Job{Layout: l, Prog: prog, Args: []string{how, "60"}, Env: env, Preload: true, Timeout: 3 * time.Minute}
+			res := Run(t, job)
+			wrongRoute := func(res Result) bool { // and nothing else wrong
+				routes := ParseLines(res.Stdout, "route")
+				if res.ExitCode != 0 || len(routes) != 4*l.Users() {
+					return false
+				}
+				wrong := false
+				for _, f := range routes {
+					if !f.Match("ok=1") {
+						return false
+					}
+					want := "0"
+					if f["at"] == "sleep" {
+						want = "1"
+					}
+					wrong = wrong || f["algo"] != want
+				}
+				return wrong
+			}
+			if wrongRoute(res) {
+				t.Logf("a phase ended on the other route (its estimates, on this host's speed then); running the job once more:\n%s\n%s", res.Stdout, res.Stderr)
+				res = Run(t, job)
+			}
 			require.Equal(t, 0, res.ExitCode, res.Output())
 			routes := ParseLines(res.Stdout, "route")
 			require.Len(t, routes, 4*l.Users(), res.Output())
