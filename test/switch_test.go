@@ -152,6 +152,12 @@ func TestAutoRoute(t *testing.T) {
 			}
 			job := Job{Layout: l, Prog: prog, Args: []string{how, "60"}, Env: env, Preload: true, Timeout: 3 * time.Minute}
 			res := Run(t, job)
+			wantAlgo := func(f Fields) string { // the route after phase f["at"]
+				if f["at"] == "sleep" {
+					return "1" // tag encoding
+				}
+				return "0"
+			}
 			wrongRoute := func(res Result) bool { // and nothing else wrong
 				routes := ParseLines(res.Stdout, "route")
 				if res.ExitCode != 0 || len(routes) != 4*l.Users() {
@@ -162,11 +168,7 @@ func TestAutoRoute(t *testing.T) {
 					if !f.Match("ok=1") {
 						return false
 					}
-					want := "0"
-					if f["at"] == "sleep" {
-						want = "1"
-					}
-					wrong = wrong || f["algo"] != want
+					wrong = wrong || f["algo"] != wantAlgo(f)
 				}
 				return wrong
 			}
@@ -179,11 +181,7 @@ func TestAutoRoute(t *testing.T) {
 			require.Len(t, routes, 4*l.Users(), res.Output())
 			for _, f := range routes {
 				require.True(t, f.Match("ok=1"), "every message: %s", f.Line())
-				want := "0"
-				if f["at"] == "sleep" {
-					want = "1" // tag encoding
-				}
-				require.Equal(t, want, f["algo"], "route after phase %s: %s\n%s", f["at"], f.Line(), res.Stderr)
+				require.Equal(t, wantAlgo(f), f["algo"], "route after phase %s: %s\n%s", f["at"], f.Line(), res.Stderr)
 			}
 			// One line per auto communicator and rank (with env, the
 			// world too, which carries nothing and stays off).

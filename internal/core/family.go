@@ -316,11 +316,11 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		return false, nil // some member freed it: it never switches again
 	}
 	if m.auto {
+		m.uncertain = v[evUncertain] > 0
 		// Strong only where no verdict against offload came last: where
 		// phases alternate a strong epoch is no promise for the next
 		// (osubench's overlap sweep: a calibration's overlapped
 		// exchanges, then ping-pongs, offloaded on one vote and failed).
-		m.uncertain = v[evUncertain] > 0
 		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
 			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)
