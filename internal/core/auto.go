@@ -30,6 +30,7 @@ import (
 // ghost can move while the application runs: at most the communication
 // time the direct route spends waiting (measured off; on, the residual wait
 // plus the transfer the ghost overlapped), at most the application time
+// while messages are in flight (between a post and the next wait) that
 // the ghost can have: all of it when the ghosts have cores of their own,
 // the part the application leaves idle on a host whose cores it shares
 // with its ghost (on such a host a ghost only runs while its user sleeps,
@@ -146,6 +147,9 @@ func (m *model) rmaAuto(def bool) user.RMAAuto {
 // time the core was someone else's); waiting calls; bytes sent.
 type epoch struct {
 	wallUS, mpiUS, sleepUS, collUS, cpuUS, queueUS, waits, bytesAll float64
+	// winUS: of the application's time, the part between a post and the
+	// next waiting call, when something it posted may be in flight.
+	winUS float64
 }
 
 // epoch takes this member's profile since f's previous evaluation. The
@@ -167,6 +171,7 @@ func (r *runtime) epoch(f *family) epoch {
 		collUS:   float64(p.CollNS-f.snap.CollNS) / 1e3,
 		waits:    float64(p.Waits - f.snap.Waits),
 		bytesAll: float64(p.Bytes - f.snap.Bytes),
+		winUS:    float64(p.WinNS-f.snap.WinNS) / 1e3,
 		cpuUS:    float64(cpu-f.cpuNS) / 1e3,
 		queueUS:  float64(queue-f.queueNS) / 1e3,
 	}
@@ -249,12 +254,33 @@ func threadSched() (cpuNS, queueNS int64) {
 	return ru.Utime.Nano() + ru.Stime.Nano(), 0
 }
 
+// xferTimes is what an exchange took per message on a communicator's
+// direct route and through the ghosts, at one size class, in epochs with
+// nothing in flight while the application ran (learnXfer; 0: none
+// learned).
+type xferTimes struct{ direct, off float64 }
+
+// waited is the part of e's waiting in MPI that a communicator carrying
+// bytes of e's bytes takes (its share of the bytes sent).
+func (e epoch) waited(bytes uint64) float64 {
+	share := 1.0
+	if e.bytesAll > 0 {
+		share = math.Min(1, float64(bytes)/e.bytesAll)
+	}
+	return e.mpiUS * share
+}
+
 // net estimates, in microseconds over the epoch e, what offload gains
 // minus what it costs for a communicator on which this member sent msgs
 // messages of bytes in all; on: the communicator is offloaded now.
 // offWait is this member's memory of the direct route: its wait per
-// message when it last ran off (negative: none); net updates it.
-func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64) float64 {
+// message when it last ran off (negative: none); net updates it. x is
+// what an exchange of this size took on this communicator on each route,
+// learned (learnXfer): where the direct one exceeds the calibration's,
+// the calibration is not this job's transport (a table of shared memory,
+// messages over a network), waits the length of a network transfer are
+// not stalls, and the routes' difference is the one learned.
+func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xferTimes) float64 {
 	if msgs == 0 {
 		return 0
 	}
@@ -269,16 +295,24 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64) floa
 			avail = math.Min(1, idle/app)
 		}
 	}
-	ghost := math.Max(0, app*avail-e.waits*m.wakeUS) // what the ghost can have
+	// What the ghost can have: its share of the application's time while
+	// messages are in flight (between posts and the next wait: a
+	// ping-pong that writes its buffer before each post and reads it
+	// after each wait leaves it none), less a wake-up per wait.
+	inFlight := math.Min(app, e.winUS)
+	ghost := math.Max(0, inFlight*avail-e.waits*m.wakeUS)
 	n := float64(msgs)
 	d, o := m.table.At(int64(float64(bytes) / n))
-	share := 1.0
-	if e.bytesAll > 0 {
-		share = math.Min(1, float64(bytes)/e.bytesAll)
+	waited := e.waited(bytes) // this communicator's share of the waiting
+	if x.direct > d {         // a transfer's time: the job's, where it learned more
+		o += x.direct - d
+		d = x.direct
 	}
-	waited := e.mpiUS * share // this communicator's share of the waiting
-	cost := n * math.Max(0, o-d)
-	var direct float64 // what the direct route waits
+	if x.off > 0 { // the ghosts' exchange, learned
+		o = x.off
+	}
+	cost := n * math.Max(0, o-d) // the route's own cost
+	var direct float64           // what the direct route waits
 	if !on {
 		direct = waited
 		*offWait = waited / n

@@ -49,7 +49,8 @@ func TestAutoEstimate(t *testing.T) {
 		if strings.HasPrefix(c.name, "halo") {
 			msgs = 4
 		}
-		net := c.m.net(c.e, c.on, msgs, c.bytes, &mem)
+		c.e.winUS = c.e.wallUS // the application's time is between post and wait
+		net := c.m.net(c.e, c.on, msgs, c.bytes, &mem, xferTimes{})
 		if c.sign > 0 {
 			require.Greater(t, net, autoTheta*c.e.wallUS, "%s: %+.1f us over %.0f", c.name, net, c.e.wallUS)
 		} else {
@@ -57,23 +58,43 @@ func TestAutoEstimate(t *testing.T) {
 		}
 	}
 	mem := -1.0
-	require.Zero(t, shared.net(epoch{wallUS: 100}, false, 0, 0, &mem), "no traffic, no opinion")
+	require.Zero(t, shared.net(epoch{wallUS: 100}, false, 0, 0, &mem, xferTimes{}), "no traffic, no opinion")
 
 	// A halo exchange of 4 x 64 KiB with 300 us asleep: without progress
 	// the direct route waits 4 ms; on, the waits are short, and the
 	// memory of the direct route keeps it on.
-	halo := epoch{wallUS: 4600, mpiUS: 4290, cpuUS: 300, waits: 1}
-	off := shared.net(halo, false, 4, 4*65536, &mem)
+	halo := epoch{wallUS: 4600, mpiUS: 4290, cpuUS: 300, waits: 1, winUS: 310}
+	off := shared.net(halo, false, 4, 4*65536, &mem, xferTimes{})
 	require.Greater(t, off, autoTheta*halo.wallUS, "off: %+.0f", off)
 	require.InDelta(t, 4290.0/4, mem, 1, "the direct route's wait per message, remembered")
-	onEp := epoch{wallUS: 410, mpiUS: 100, sleepUS: 90, cpuUS: 20, waits: 1}
-	on := shared.net(onEp, true, 4, 4*65536, &mem)
+	onEp := epoch{wallUS: 410, mpiUS: 100, sleepUS: 90, cpuUS: 20, waits: 1, winUS: 310}
+	on := shared.net(onEp, true, 4, 4*65536, &mem, xferTimes{})
 	require.Greater(t, on, autoTheta*onEp.wallUS, "on: %+.0f", on)
 	// The same exchange at 64 KiB with 24 us of sleep, on: the memory of
 	// an 11 us direct wait says it costs.
 	mem = 10.8
-	small := shared.net(epoch{wallUS: 46, mpiUS: 21, sleepUS: 18, cpuUS: 6, waits: 1}, true, 1, 65536, &mem)
+	small := shared.net(epoch{wallUS: 46, mpiUS: 21, sleepUS: 18, cpuUS: 6, waits: 1, winUS: 25}, true, 1, 65536, &mem, xferTimes{})
 	require.Less(t, small, 0.0, "on at 64 KiB: %+.1f", small)
+
+	// A ping-pong of 64 KiB over TCP (osubench's overlap calibration with
+	// MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self: 200 us an exchange against
+	// the shared-memory table's 8), the buffers written before each post
+	// and read after each wait. Judged by the table alone, a wait of 25
+	// transfers is a stall, and offload seemed to pay.
+	pp := epoch{wallUS: 214, mpiUS: 200, cpuUS: 120, waits: 1, winUS: 0.5}
+	mem = -1
+	require.Greater(t, shared.net(epoch{wallUS: 214, mpiUS: 200, cpuUS: 120, waits: 1, winUS: 214}, false, 1, 65536, &mem, xferTimes{}), 0.0,
+		"the table's transfer and the touches counted as in flight: a stall")
+	mem = -1
+	require.Less(t, shared.net(pp, false, 1, 65536, &mem, xferTimes{direct: 200}), 0.0, "nothing in flight while the application ran")
+	mem = -1
+	require.Less(t, shared.net(epoch{wallUS: 214, mpiUS: 200, cpuUS: 120, waits: 1, winUS: 214}, false, 1, 65536, &mem, xferTimes{direct: 200}), 0.0,
+		"a transfer of 200 us learned: no stall, and touches as long as 0.07 transfers move little")
+	// The same size's overlapped loop over TCP, 130 us asleep between post
+	// and wait: offload still pays with the learned transfer.
+	mem = -1
+	ov := epoch{wallUS: 270, mpiUS: 125, cpuUS: 20, waits: 1, winUS: 130}
+	require.Greater(t, shared.net(ov, false, 1, 65536, &mem, xferTimes{direct: 200}), autoTheta*ov.wallUS, "overlapped, learned transfer")
 }
 
 func TestAutoCalibrationFile(t *testing.T) {

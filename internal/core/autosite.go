@@ -1,6 +1,9 @@
 package core
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Phases: the automatic choice remembers which route the epochs after
 // each collective wanted, keyed by the collective's call site and the
@@ -145,9 +148,15 @@ func (m *commState) site(k siteKey) *siteMemory {
 // 2.3 ms at 1 MiB, 4.8 at 4 MiB, 27 and 14 transfers), so such an
 // estimate may send the communicator back to the direct route to learn
 // what it waits there, but is no failure of offload (autoTarget).
-func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) (net float64, uncertain bool) {
+//
+// asXfer is the same estimate taking the epoch's own waits, if it ran
+// direct, for the transfers they were (learnXfer decides whether they
+// were, from the members' sums): the first epoch of a ping-pong at a new
+// size is judged by what it teaches.
+func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) (net, asXfer float64, uncertain bool) {
+	m.xferNext = 0
 	if msgs == 0 {
-		return 0, false // no evidence (md.net), and no phase to remember
+		return 0, 0, false // no evidence (md.net), and no phase to remember
 	}
 	s := m.site(opened)
 	w := m.offWait
@@ -157,14 +166,65 @@ func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) 
 	} else if m.plan.Offloaded() && w >= 0 && m.offClass != class {
 		uncertain = true
 	}
-	net = md.net(e, m.plan.Offloaded(), msgs, bytes, &w)
+	x := m.xfer[class]
+	net = md.net(e, m.plan.Offloaded(), msgs, bytes, &w, x)
+	asXfer = net
+	m.xferClass = class
 	if !m.plan.Offloaded() {
-		m.offWait, m.offClass = w, class
+		m.offWait = w
+		m.offClass = class
 		if s != nil {
 			s.offWait = w
 		}
+		m.xferNext = w
+		x.direct = math.Max(x.direct, w)
+		asXfer = md.net(e, false, msgs, bytes, &w, x)
+	} else {
+		m.xferNext = e.waited(bytes) / float64(msgs)
 	}
-	return net, uncertain
+	return net, asXfer, uncertain
+}
+
+// xferIdle: an epoch on the direct route teaches the transfer time of its
+// messages' size (learnXfer) when the members' summed time outside MPI
+// while messages were in flight (between posts and waits) is at most this
+// share of their summed waits. A ping-pong that touches its buffers does
+// so outside that time; osubench's overlapped loop, compute as long as an
+// exchange between post and wait, has 0.6-2.
+const xferIdle = 0.25
+
+// learnXfer keeps what this member's messages waited per message in the
+// epoch just decided as the exchange time of their size class on the
+// route it ran, where the members' sums say nobody did anything else
+// while messages were in flight (win: time outside MPI then, waited: time
+// waiting in it, summed): a wait then is the transfer, not a peer
+// computing. The built-in calibration is this machine's shared memory;
+// over a network the waits of a ping-pong are many of its transfers (TCP
+// here: 64 KiB 200 us against 8), the stall rule (auto.go) took them for
+// missing progress, and the table's difference between the routes (8 us)
+// for what offload costs (40 us): osubench's overlap loop over TCP
+// offloaded its calibration ping-pongs at every size, lost there, and
+// flapped. The latest such epoch wins: the transport is the job's, a
+// regime of the host may change it. It reports whether the epoch was
+// such a one and ran direct (the same on every member: the route and the
+// sums are agreed).
+func (m *commState) learnXfer(win, waited int64) bool {
+	if waited <= 0 || float64(win) > xferIdle*float64(waited) {
+		return false
+	}
+	if m.xferNext > 0 {
+		if m.xfer == nil {
+			m.xfer = make(map[int8]xferTimes)
+		}
+		x := m.xfer[m.xferClass]
+		if m.plan.Offloaded() {
+			x.off = m.xferNext
+		} else {
+			x.direct = m.xferNext
+		}
+		m.xfer[m.xferClass] = x
+	}
+	return !m.plan.Offloaded()
 }
 
 // learnSite records the verdict of an epoch of phase k, run offloaded

@@ -244,3 +244,66 @@ func TestPhaseRouteEnds(t *testing.T) {
 	ev(m3, 3000, 40, 0, 0, 0)
 	require.Nil(t, m3.pending, "the estimate keeps it")
 }
+
+// TestLearnXfer: over a network the built-in (shared-memory) table's
+// transfers are too short. An epoch in which the members did nothing
+// while messages were in flight (a ping-pong: waits, and touches outside
+// the window) is judged with its own waits as the transfer time, which it
+// teaches for its size class on the route it ran; an overlapped epoch
+// teaches nothing. Measured on TCP here (osubench's overlap loop, 64 KiB,
+// MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self): the ping-pong waits 200 us an
+// exchange direct, 240 through the ghosts.
+func TestLearnXfer(t *testing.T) {
+	md, err := newModel(Config{}, true, false)
+	require.NoError(t, err)
+	r := &runtime{model: md}
+	m := &commState{
+		auto: true, offWait: -1, onFailures: 1,
+		plan:   commexpand.Plan{Algorithm: info.NoOffload},
+		onPlan: commexpand.Plan{Algorithm: info.TagEncoding},
+	}
+	const n, size = 100, 65536
+	class := sizeClass(n, n*size)
+	// One member's epoch, both members' sums (the peer's the same).
+	epochOf := func(on bool, e epoch) []int64 {
+		t.Helper()
+		net, asXfer, _ := m.net(md, e, n, n*size, siteKey{})
+		v := make([]int64, evFields)
+		v[evPresent], v[evUnmatched] = 2, 1 // not quiescent: nothing is taken
+		v[evNet], v[evNetXfer], v[evWall], v[evMsgs], v[evWaits] = 2*int64(net), 2*int64(asXfer), 2*int64(e.wallUS), 2*n, 2*n
+		v[evWin], v[evWaited] = 2*int64(e.winUS), 2*int64(e.waited(n*size))
+		return v
+	}
+	pp := epoch{wallUS: n * 214, mpiUS: n * 200, cpuUS: n * 120, waits: n, winUS: n * 0.5}
+	net, asXfer, _ := m.net(md, pp, n, n*size, siteKey{})
+	require.Greater(t, net, autoTheta*pp.wallUS, "by the table, a wait of 25 transfers is a stall")
+	require.Less(t, asXfer, 0.0, "as the transfer it is, no gain")
+	v := epochOf(false, pp)
+	_, err = r.decide(m, v, 2, siteKey{})
+	require.NoError(t, err)
+	require.Less(t, v[evNet], int64(0), "judged as a transfer")
+	require.Nil(t, m.pending, "no vote for offload")
+	require.InDelta(t, 200, m.xfer[class].direct, 1, "the direct exchange learned")
+	require.Zero(t, m.xfer[class].off)
+
+	// Overlapped: waits that overlap compute teach nothing.
+	ov := epoch{wallUS: n * 270, mpiUS: n * 125, cpuUS: n * 20, sleepUS: 0, waits: n, winUS: n * 130}
+	v = epochOf(false, ov)
+	_, err = r.decide(m, v, 2, siteKey{})
+	require.NoError(t, err)
+	require.Greater(t, v[evNet], int64(autoTheta*2*ov.wallUS), "offload pays with the learned transfer")
+	require.InDelta(t, 200, m.xfer[class].direct, 1, "unchanged")
+
+	// Through the ghosts, the ping-pong teaches the offloaded exchange,
+	// and the direct route's estimate then costs what was learned.
+	m.plan = m.onPlan
+	m.pending = nil
+	on := epoch{wallUS: n * 254, mpiUS: n * 240, sleepUS: n * 200, cpuUS: n * 30, waits: n, winUS: n * 0.5}
+	v = epochOf(true, on)
+	_, err = r.decide(m, v, 2, siteKey{})
+	require.NoError(t, err)
+	require.Less(t, v[evNet], int64(-autoTheta*2*on.wallUS), "offloaded ping-pong: a loss")
+	require.InDelta(t, 240, m.xfer[class].off, 1, "the offloaded exchange learned")
+	mem := -1.0
+	require.InDelta(t, -n*40, md.net(pp, false, n, n*size, &mem, m.xfer[class]), 1, "the learned difference, per message")
+}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -166,6 +167,13 @@ const (
 	evPhaseEnds
 	evWaits     // waiting calls the member made in the epoch
 	evUncertain // members whose estimate had no memory of the direct route at these sizes
+	// The members' time outside MPI while messages were in flight
+	// (between posts and waits) and their waits on the communicator in the
+	// epoch, microseconds: whether the direct route's waits were transfers
+	// (learnXfer).
+	evWin
+	evWaited
+	evNetXfer // evNet, had the direct route's waits of the epoch been its transfers
 	evFields
 )
 
@@ -217,14 +225,16 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			if m.phaseOn && keys[i] != m.phaseKey {
 				v[evPhaseEnds] = 1
 			}
-			net, uncertain := m.net(r.model, ep, msgs, bytes, opened[i])
-			v[evNet] = int64(net)
+			net, asXfer, uncertain := m.net(r.model, ep, msgs, bytes, opened[i])
+			v[evNet], v[evNetXfer] = int64(net), int64(asXfer)
 			if uncertain {
 				v[evUncertain] = 1
 			}
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
 			v[evWaits] = int64(ep.waits)
+			v[evWin] = int64(math.Min(ep.winUS, math.Max(0, ep.wallUS-ep.mpiUS-ep.collUS)))
+			v[evWaited] = int64(ep.waited(bytes))
 			switch m.predictPhase(keys[i]) {
 			case 1:
 				v[evPredOn] = 1
@@ -322,6 +332,9 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		// (osubench's overlap sweep: a calibration's overlapped
 		// exchanges, then ping-pongs, offloaded on one vote and failed).
 		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
+		if v[evMsgs] > 0 && m.learnXfer(v[evWin], v[evWaited]) {
+			v[evNet] = v[evNetXfer] // judged by what it teaches: nothing to overlap, no stall
+		}
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
 			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)
 			m.quiet = 0

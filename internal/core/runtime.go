@@ -88,7 +88,13 @@ type commState struct {
 	fresh      bool    // offloaded, and no epoch with messages judged since (autoTarget; agreed)
 	offWait    float64 // this member's wait per message when last off (-1: never)
 	offClass   int8    // the size class of the messages of that epoch
-	uncertain  bool    // the epoch being decided ran offloaded at sizes its direct memory was not taken at (agreed)
+	// The routes' exchange times per message at each size class, in
+	// epochs in which the members did nothing but communicate (learnXfer),
+	// and this member's candidate from the epoch being decided (0: none).
+	xfer      map[int8]xferTimes
+	xferNext  float64
+	xferClass int8
+	uncertain bool // the epoch being decided ran offloaded at sizes its direct memory was not taken at (agreed)
 	// Phases (autosite.go): what the epochs of each phase wanted, and
 	// when to evaluate every collective to learn them.
 	sites       map[siteKey]*siteMemory

@@ -106,6 +106,24 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
         csp_prof_end(t_);                                                                          \
         return rc_;                                                                                \
     }
+/* The same for the calls that poll (csp_prof_end_poll). */
+#define CSP_IP_POLLED_FN(name, params, call)                                                       \
+    static __attribute__((noinline)) int name params                                               \
+    {                                                                                              \
+        uint64_t t_ = csp_prof_now();                                                              \
+        int rc_ = (call);                                                                          \
+        csp_prof_end_poll(t_);                                                                     \
+        return rc_;                                                                                \
+    }
+#define CSP_IP_POLLED(call)                                                                        \
+    do {                                                                                           \
+        if (__builtin_expect(!csp_u.prof, 1))                                                      \
+            return (call);                                                                         \
+        uint64_t t_ = csp_prof_now();                                                              \
+        int rc_ = (call);                                                                          \
+        csp_prof_end_poll(t_);                                                                     \
+        return rc_;                                                                                \
+    } while (0)
 #define CSP_IP_UNTIMED(call, timed) (csp_u.prof ? (timed) : (call))
 
 /* ---- helpers (comm.c, p2p.c, complete.c) ---- */

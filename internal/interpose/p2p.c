@@ -174,7 +174,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 {
-    CSP_IP_TIMED(csp_iprobe(src, tag, csp_ip_map(comm), flag, st));
+    CSP_IP_POLLED(csp_iprobe(src, tag, csp_ip_map(comm), flag, st));
 }
 
 /* ---- large counts ---- */

@@ -59,7 +59,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
 
 int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *st)
 {
-    CSP_IP_TIMED(csp_improbe(src, tag, csp_ip_map(comm), flag, msg, st));
+    CSP_IP_POLLED(csp_improbe(src, tag, csp_ip_map(comm), flag, msg, st));
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st)

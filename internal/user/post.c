@@ -311,6 +311,7 @@ static inline int direct_fast_sent(struct csp_comm *c, int dest, int count, MPI_
         c->ep_msgs++;
         c->ep_bytes += bytes;
         csp_u.prof_bytes += bytes;
+        csp_prof_posted();
     }
     c->sent++;
     return 1;
@@ -424,6 +425,8 @@ static __attribute__((noinline)) int irecv_any(void *buf, int count, MPI_Datatyp
 int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
+    if (__builtin_expect(csp_u.prof != 0, 0))
+        csp_prof_posted();
     struct csp_comm *c = direct_fast(comm);
     if (!c)
         return irecv_any(buf, count, dt, src, tag, comm, req);

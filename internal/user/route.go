@@ -114,6 +114,9 @@ func Watch(comm mpi.Comm, on bool, f FamCount) {
 // (prof.c), cumulative.
 type Profile struct {
 	MPINS, SleepNS, CollNS, Waits, Bytes uint64
+	// WinNS: the application's time between its posts and its next
+	// waiting calls (prof.c), the compute a message can overlap.
+	WinNS uint64
 }
 
 // profClock converts the profile's ticks (prof.c: csp_prof_now) into
@@ -122,9 +125,9 @@ type Profile struct {
 // one, at the rate of the moment: the totals stay monotone while the
 // rate's error (the skew of a pair over the time since MPI_Init) shrinks.
 var profClock struct {
-	mu            sync.Mutex
-	last          [3]uint64 // the raw time counters at the last reading
-	mpi, sl, coll float64   // their totals, nanoseconds
+	mu                 sync.Mutex
+	last               [4]uint64 // the raw time counters at the last reading
+	mpi, sl, coll, win float64   // their totals, nanoseconds
 }
 
 // clockIsTSC reports whether the kernel keeps its clock on the TSC (it
@@ -160,16 +163,17 @@ func ProfileOn(on bool) {
 func ReadProfile() Profile {
 	u := &C.csp_u
 	rate := float64(C.csp_prof_ns_per_tick())
-	raw := [3]uint64{uint64(u.prof_mpi_t), uint64(u.prof_sleep_t), uint64(u.prof_coll_t)}
+	raw := [4]uint64{uint64(u.prof_mpi_t), uint64(u.prof_sleep_t), uint64(u.prof_coll_t), uint64(u.prof_win_t)}
 	pc := &profClock
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	pc.mpi += float64(raw[0]-pc.last[0]) * rate
 	pc.sl += float64(raw[1]-pc.last[1]) * rate
 	pc.coll += float64(raw[2]-pc.last[2]) * rate
+	pc.win += float64(raw[3]-pc.last[3]) * rate
 	pc.last = raw
 	return Profile{MPINS: uint64(pc.mpi), SleepNS: uint64(pc.sl), CollNS: uint64(pc.coll),
-		Waits: uint64(u.prof_waits), Bytes: uint64(u.prof_bytes)}
+		Waits: uint64(u.prof_waits), Bytes: uint64(u.prof_bytes), WinNS: uint64(pc.win)}
 }
 
 // TakeSentLocked returns the messages and bytes sent on comm's current

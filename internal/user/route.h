@@ -69,6 +69,7 @@ static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
         c->ep_msgs++;
         c->ep_bytes += bytes;
         csp_u.prof_bytes += bytes;
+        csp_prof_posted();
     }
 }
 

@@ -203,6 +203,12 @@ struct csp_user {
     uint64_t prof_rma_t;      /* inside RMA synchronization calls          */
     uint64_t prof_calls;      /* collectives and RMA synchronization calls */
     uint64_t prof_bytes;      /* bytes sent on every communicator         */
+    /* The application's time between its first post since a waiting call
+     * and the next waiting call (the compute a message in flight can
+     * overlap: a ping-pong's buffer writes and reads are outside it), and
+     * when the open window began (0: none open). */
+    uint64_t prof_win_t;
+    uint64_t prof_post_t;
     uint64_t prof_tick0, prof_ns0; /* the clocks read together at MPI_Init  */
 
     /* Windows of this process whose lock word its ghost watches
@@ -522,9 +528,35 @@ static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_now()
 static inline void csp_prof_end(uint64_t t0)
 {
     if (t0) {
-        csp_prof_add(&csp_u.prof_mpi_t, csp_prof_now() - t0);
+        uint64_t t1 = csp_prof_now();
+        csp_prof_add(&csp_u.prof_mpi_t, t1 - t0);
         csp_prof_add(&csp_u.prof_waits, 1);
+        /* Close the window a post opened before this call (one the call
+         * opened itself, a blocking send's, has nothing in it). Relaxed
+         * atomics: with several threads the window is approximate. */
+        uint64_t p = __atomic_exchange_n(&csp_u.prof_post_t, 0, __ATOMIC_RELAXED);
+        if (p && p < t0)
+            csp_prof_add(&csp_u.prof_win_t, t0 - p);
     }
+}
+/* The same for a call that polls (the Test family, MPI_Iprobe and
+ * MPI_Improbe): the window goes on after it, since what was posted may
+ * still be in flight while the application computes between polls. */
+static inline void csp_prof_end_poll(uint64_t t0)
+{
+    if (t0) {
+        int open = __atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED) != 0;
+        csp_prof_end(t0);
+        if (open)
+            __atomic_store_n(&csp_u.prof_post_t, csp_prof_now(), __ATOMIC_RELAXED);
+    }
+}
+/* A message was posted (sent or receive), prof set: open the window if
+ * none is open. */
+static inline void csp_prof_posted(void)
+{
+    if (__atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED) == 0)
+        __atomic_store_n(&csp_u.prof_post_t, csp_prof_now(), __ATOMIC_RELAXED);
 }
 static inline void csp_prof_end_coll(uint64_t t0)
 {
