@@ -269,14 +269,32 @@ func (m *commState) predicts(s *siteMemory) int {
 }
 
 // predictPhase returns the route the epoch of phase k is expected to
-// want: its own memory's prediction if k was seen, else that of the
+// want: its own memory's prediction if it has one, else that of the
 // phases opened at the same call site after messages up to 4 times
 // smaller or larger (a size sweep, sizes that vary from step to step)
-// where those that predict agree.
+// where those that predict agree, if k was not seen or its one verdict
+// so far agrees with them. (The neighbours predicted a size sweep's first
+// round at a new size, and its second ran on the direct route because
+// one verdict of its own predicts nothing: 1 round in 8 of osubench's
+// overlap loop at 4 MiB.)
 func (m *commState) predictPhase(k siteKey) int {
-	if m.sites[k] != nil {
-		return m.predictSite(k)
+	own := m.sites[k]
+	if own != nil {
+		if p := m.predictSite(k); p != 0 || own.agree != 1 || own.verdict == 0 || own.failures > 0 {
+			return p
+		}
 	}
+	p := m.nearPhases(k)
+	if own != nil && p != own.verdict {
+		return 0
+	}
+	return p
+}
+
+// nearPhases is the prediction of the phases opened at k's call site
+// after messages up to 4 times smaller or larger than k's, where those
+// that predict agree (0: none predicts, or they disagree).
+func (m *commState) nearPhases(k siteKey) int {
 	p := 0
 	for d := int8(-2); d <= 2; d++ {
 		q := 0

@@ -70,6 +70,20 @@ func TestSiteMemory(t *testing.T) {
 	require.Equal(t, 1, m.predictPhase(siteKey{site: c.site, prev: c.prev + 2}))
 	require.Equal(t, 0, m.predictPhase(siteKey{site: c.site, prev: c.prev + 3}), "too far")
 	require.Equal(t, 0, m.predictPhase(siteKey{site: c.site + 1, prev: c.prev}), "another site")
+	// Seen once since: its own verdict alone predicts nothing, with the
+	// neighbours' that agree it does; against them, nothing.
+	e := siteKey{site: c.site, prev: c.prev + 1}
+	m.learnSite(e, 1, false)
+	require.Equal(t, 0, m.predictSite(e))
+	require.Equal(t, 1, m.predictPhase(e), "one verdict of its own and the neighbours'")
+	f := siteKey{site: c.site, prev: c.prev - 1}
+	m.learnSite(f, -1, false)
+	require.Equal(t, 0, m.predictPhase(f), "its one verdict against the neighbours'")
+	m.learnSite(e, -1, true) // offloaded, and worse
+	m.learnSite(e, 1, false)
+	require.Equal(t, 0, m.predictPhase(e), "a failure of its own: its own verdicts decide")
+	delete(m.sites, e)
+	delete(m.sites, f)
 	d := siteKey{site: c.site, prev: c.prev + 4}
 	m.learnSite(d, -1, false)
 	m.learnSite(d, -1, false)
