@@ -257,8 +257,11 @@ func threadSched() (cpuNS, queueNS int64) {
 // xferTimes is what an exchange took per message on a communicator's
 // direct route and through the ghosts, at one size class, in epochs with
 // nothing in flight while the application ran (learnXfer; 0: none
-// learned).
-type xferTimes struct{ direct, off float64 }
+// learned). off counts once two epochs gave it (offN).
+type xferTimes struct {
+	direct, off float64
+	offN        int
+}
 
 // waited is the part of e's waiting in MPI that a communicator carrying
 // bytes of e's bytes takes (its share of the bytes sent).
@@ -308,7 +311,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 		o += x.direct - d
 		d = x.direct
 	}
-	if x.off > 0 { // the ghosts' exchange, learned
+	if x.offN >= 2 { // the ghosts' exchange, learned
 		o = x.off
 	}
 	cost := n * math.Max(0, o-d) // the route's own cost

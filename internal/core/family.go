@@ -173,6 +173,7 @@ const (
 	// (learnXfer).
 	evWin
 	evWaited
+	evQueue   // the members' time runnable but not running (0 where ghosts have cores)
 	evNetXfer // evNet, had the direct route's waits of the epoch been its transfers
 	evFields
 )
@@ -235,6 +236,7 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			v[evWaits] = int64(ep.waits)
 			v[evWin] = int64(math.Min(ep.winUS, math.Max(0, ep.wallUS-ep.mpiUS-ep.collUS)))
 			v[evWaited] = int64(ep.waited(bytes))
+			v[evQueue] = int64(ep.queueUS)
 			switch m.predictPhase(keys[i]) {
 			case 1:
 				v[evPredOn] = 1
@@ -332,7 +334,7 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		// (osubench's overlap sweep: a calibration's overlapped
 		// exchanges, then ping-pongs, offloaded on one vote and failed).
 		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
-		if v[evMsgs] > 0 && m.learnXfer(v[evWin], v[evWaited]) {
+		if v[evMsgs] > 0 && m.learnXfer(v[evWin], v[evWaited], v[evQueue]) {
 			v[evNet] = v[evNetXfer] // judged by what it teaches: nothing to overlap, no stall
 		}
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
@@ -364,7 +366,7 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 			r.autoTarget(m, float64(v[evNet]), float64(v[evWall]))
 		}
 		if m.rank == 0 {
-			r.verbosef(3, "communicator %#x: auto: %v, estimated %+d us over %d us of the members' time", uint32(m.comm.Raw()), m.plan.Algorithm, v[evNet], v[evWall])
+			r.verbosef(3, "communicator %#x: auto: %v, estimated %+d us over %d us of the members' time (win %d waited %d queue %d)", uint32(m.comm.Raw()), m.plan.Algorithm, v[evNet], v[evWall], v[evWin], v[evWaited], v[evQueue])
 		}
 	}
 	if m.pending == nil {
