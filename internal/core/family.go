@@ -237,6 +237,14 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			v[evWin] = int64(math.Min(ep.winUS, math.Max(0, ep.wallUS-ep.mpiUS-ep.collUS)))
 			v[evWaited] = int64(ep.waited(bytes))
 			v[evQueue] = int64(ep.queueUS)
+			if r.verbose(4) { // every member's terms (auto.go), to see what an estimate rests on
+				ow := m.offWait
+				if s := m.sites[opened[i]]; s != nil && s.offWait >= 0 {
+					ow = s.offWait
+				}
+				r.verbosef(4, "communicator %#x rank %d: msgs %d bytes %d wall %.0f mpi %.0f sleep %.0f coll %.0f cpu %.0f queue %.0f in-flight %.0f waits %.0f; direct wait/msg %.1f, learned %+v; estimate %+.0f (as transfers %+.0f)",
+					uint32(m.comm.Raw()), m.rank, msgs, bytes, ep.wallUS, ep.mpiUS, ep.sleepUS, ep.collUS, ep.cpuUS, ep.queueUS, ep.winUS, ep.waits, ow, m.xfer[sizeClass(max(msgs, 1), bytes)], net, asXfer)
+			}
 			switch m.predictPhase(keys[i]) {
 			case 1:
 				v[evPredOn] = 1

@@ -69,6 +69,21 @@ int csp_test_comm_algo(MPI_Comm comm)
     return algo;
 }
 
+/* csp_test_profile reads the self-profile (prof.c) in nanoseconds: the
+ * time in calls that wait or block, the application's time in flight
+ * (between a post and the next waiting call), and the waiting calls;
+ * -1 while it is off (no communicator with async_config=auto). */
+int csp_test_profile(uint64_t *mpi_ns, uint64_t *win_ns, uint64_t *waits)
+{
+    if (!csp_u.on || !csp_u.prof)
+        return -1;
+    double rate = csp_prof_ns_per_tick();
+    *mpi_ns = (uint64_t)((double)__atomic_load_n(&csp_u.prof_mpi_t, __ATOMIC_RELAXED) * rate);
+    *win_ns = (uint64_t)((double)__atomic_load_n(&csp_u.prof_win_t, __ATOMIC_RELAXED) * rate);
+    *waits = __atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED);
+    return 0;
+}
+
 /* csp_test_locate finds [p, p+n) in the shared heap: 1 and its segment and
  * offset, 0 if it is not there (a send from it would be bounced). */
 int csp_test_locate(const void *p, uint64_t n, uint32_t *seg, uint64_t *off)

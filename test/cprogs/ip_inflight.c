@@ -1,0 +1,137 @@
+/*
+ * ip_inflight: what the self-profile counts as the application's time in
+ * flight (internal/user/prof.c), the time between a post and the next
+ * waiting call that the automatic route choice lets a ghost use.
+ *
+ *   ip_inflight <iters>
+ *
+ * Two users on a duplicate of MPI_COMM_WORLD with async_config=auto (the
+ * profile runs only while such a communicator exists), 256 KiB exchanges,
+ * four patterns of iters iterations each, the profile read around each:
+ *
+ *   pingpong  write the send buffer, post, MPI_Waitall, read the receive
+ *             buffer: the touches are outside the window
+ *   overlap   post, 200 us of compute on the CPU, MPI_Waitall
+ *   poll      post, 4 x (50 us of compute, MPI_Testall), MPI_Waitall: the
+ *             polls keep the window open
+ *   blocking  MPI_Sendrecv with 200 us of compute before it: a blocking
+ *             call's own post is inside the call
+ *
+ * Output per rank: "inflight rank=<r> touch_us=<t> pingpong_us=<w>
+ * overlap_us=<w> poll_us=<w> blocking_us=<w> ok=<0|1>", each w the window
+ * per iteration, touch_us the program's own touch time per iteration; ok:
+ * every exchange's data arrived. The hook is found with dlsym; without
+ * the library, or with the profile off, the program prints "inflight
+ * rank=<r> hook=0".
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIZE (256 * 1024)
+
+static int (*prof_hook)(uint64_t *, uint64_t *, uint64_t *);
+
+static double window_us(void)
+{
+    uint64_t mpi = 0, win = 0, waits = 0;
+    if (!prof_hook || prof_hook(&mpi, &win, &waits) != 0)
+        return -1;
+    return (double)win / 1e3;
+}
+
+static void compute(double us)
+{
+    double end = MPI_Wtime() + us * 1e-6;
+    while (MPI_Wtime() < end)
+        ;
+}
+
+static unsigned char *sbuf, *rbuf;
+static int peer, rank, ok = 1;
+static double touch_s;
+
+static void fill(int i)
+{
+    double t = MPI_Wtime();
+    memset(sbuf, (unsigned char)(rank + i), SIZE);
+    touch_s += MPI_Wtime() - t;
+}
+
+static void check(int i)
+{
+    double t = MPI_Wtime();
+    unsigned sum = 0;
+    for (int k = 0; k < SIZE; k++)
+        sum += rbuf[k];
+    touch_s += MPI_Wtime() - t;
+    if (sum != (unsigned)((unsigned char)(peer + i)) * SIZE)
+        ok = 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int iters = argc > 1 ? atoi(argv[1]) : 100;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    peer = rank ^ 1;
+    prof_hook = (int (*)(uint64_t *, uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "csp_test_profile");
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "wildcard_used", "none");
+    MPI_Info_set(info, "async_config", "auto");
+    MPI_Comm comm;
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
+    MPI_Info_free(&info);
+    sbuf = malloc(SIZE);
+    rbuf = malloc(SIZE);
+    if (window_us() < 0) {
+        printf("inflight rank=%d hook=0\n", rank);
+        MPI_Comm_free(&comm);
+        MPI_Finalize();
+        return 0;
+    }
+    MPI_Request q[2];
+    double w[4], touch_us = 0;
+    for (int pat = 0; pat < 4; pat++) {
+        MPI_Barrier(comm);
+        double w0 = window_us();
+        for (int i = 0; i < iters; i++) {
+            fill(i);
+            switch (pat) {
+            case 3:
+                compute(200);
+                MPI_Sendrecv(sbuf, SIZE, MPI_BYTE, peer, 1, rbuf, SIZE, MPI_BYTE, peer, 1, comm,
+                             MPI_STATUS_IGNORE);
+                break;
+            default:
+                MPI_Irecv(rbuf, SIZE, MPI_BYTE, peer, 1, comm, &q[0]);
+                MPI_Isend(sbuf, SIZE, MPI_BYTE, peer, 1, comm, &q[1]);
+                if (pat == 1)
+                    compute(200);
+                for (int k = 0; pat == 2 && k < 4; k++) {
+                    int flag;
+                    compute(50);
+                    MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
+                }
+                MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+            }
+            check(i);
+        }
+        w[pat] = (window_us() - w0) / iters;
+        if (pat == 0)
+            touch_us = touch_s / iters * 1e6;
+    }
+    printf("inflight rank=%d touch_us=%.2f pingpong_us=%.2f overlap_us=%.2f poll_us=%.2f "
+           "blocking_us=%.2f ok=%d\n",
+           rank, touch_us, w[0], w[1], w[2], w[3], ok);
+    free(sbuf);
+    free(rbuf);
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return 0;
+}

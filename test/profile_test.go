@@ -1,0 +1,42 @@
+package test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestInflightWindow: the self-profile's time in flight (internal/user/
+// prof.c) is the application's time between a post and the next waiting
+// call, which the automatic choice lets a ghost use (internal/core/
+// auto.go). A ping-pong that writes its send buffer before each post and
+// reads the received data after each wait has almost none: before, its
+// touches counted as application time a ghost could use, and over TCP the
+// choice offloaded such ping-pongs and lost. Compute between post and
+// wait counts in full, polls (MPI_Testall) keep the window open, and a
+// blocking call's own post is inside the call. Every exchange's data is
+// checked.
+func TestInflightWindow(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_inflight"), Args: []string{"100"},
+		Preload: true, Timeout: 2 * time.Minute})
+	require.Equal(t, 0, res.ExitCode, res.Output())
+	lines := ParseLines(res.Stdout, "inflight")
+	require.Len(t, lines, l.Users(), res.Output())
+	num := func(f Fields, k string) float64 {
+		v, err := strconv.ParseFloat(f[k], 64)
+		require.NoError(t, err, "%s in %s", k, f.Line())
+		return v
+	}
+	for _, f := range lines {
+		require.True(t, f.Match("ok=1"), "every exchange's data: %s", f.Line())
+		touch := num(f, "touch_us")
+		require.Greater(t, touch, 1.0, "256 KiB written and read: %s", f.Line())
+		require.Less(t, num(f, "pingpong_us"), touch/4, "the touches are outside the window: %s", f.Line())
+		require.GreaterOrEqual(t, num(f, "overlap_us"), 180.0, "200 us of compute between post and wait: %s", f.Line())
+		require.GreaterOrEqual(t, num(f, "poll_us"), 180.0, "4 x 50 us between polls: %s", f.Line())
+		require.Less(t, num(f, "blocking_us"), 20.0, "the compute before a blocking call is not in flight: %s", f.Line())
+	}
+}
