@@ -49,6 +49,9 @@ Flags:
   --reps N       interleaved repetitions (default 3)
   --budget MS    time budget per size and job, ms (default 200)
   --sizes LIST   message sizes (default 8,64,512,4K,16K,64K,256K,1M,4M)
+  --transport T  shm (default: MPICH's shared memory between the 2 nodes) or tcp
+                 (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self: the nodes talk as over a
+                 network; what the library's built-in TCP table was measured with)
   --lib PATH     the library (default: found as 'casperii version' shows)
   --cache DIR    where osubench builds its programs (default ~/.cache/casperii-osubench)
 
@@ -66,6 +69,7 @@ func cmdCalibrate(args []string, st stdio) int {
 	sizes := fs.String("sizes", defaultCalibrationSizes, "")
 	lib := fs.String("lib", "", "")
 	cache := fs.String("cache", "", "")
+	transport := fs.String("transport", string(osubench.SHM), "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(st.out, calibrateUsage)
@@ -82,9 +86,13 @@ func cmdCalibrate(args []string, st stdio) int {
 		return checkCalibration(*check, st)
 	}
 	ss, err := osubench.ParseSizes(*sizes)
+	ts, terr := osubench.ParseTransports(*transport)
 	switch {
 	case err != nil:
 		fmt.Fprintf(st.err, "casperii calibrate: --sizes: %v\n", err)
+		return exitUsage
+	case terr != nil || len(ts) != 1:
+		fmt.Fprintf(st.err, "casperii calibrate: --transport %q: want shm or tcp (one of them)\n", *transport)
 		return exitUsage
 	case *reps < 1:
 		fmt.Fprintf(st.err, "casperii calibrate: --reps %d: want 1 or more\n", *reps)
@@ -104,7 +112,7 @@ func cmdCalibrate(args []string, st stdio) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmdline := append([]string{argv0, "calibrate"}, args...)
-	cfg := calibrationConfig(ss, *reps, *budget, found.path, *cache, cmdline, st.err)
+	cfg := calibrationConfig(ss, ts[0], *reps, *budget, found.path, *cache, cmdline, st.err)
 	t, hdr, cmds, err := calibrate(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(st.err, "casperii calibrate: %v; no file written\n", err)
@@ -134,13 +142,13 @@ func calibrateFlagError(fs *flag.FlagSet, err error) string {
 
 // calibrationConfig is the osubench run of a calibration: the latency
 // benchmark, untouched (no compute), plain MPICH and cspii-tag, on the
-// default layout, shm.
-func calibrationConfig(sizes []int64, reps int, budgetMs float64, lib, cache string, argv []string, progress io.Writer) osubench.Config {
+// default layout, over transport tr.
+func calibrationConfig(sizes []int64, tr osubench.Transport, reps int, budgetMs float64, lib, cache string, argv []string, progress io.Writer) osubench.Config {
 	modes, _ := osubench.ParseModes("mpi,cspii-tag")
 	layout := osubench.DefaultLayout
 	return osubench.Config{
 		Benches: []osubench.Bench{osubench.Latency}, Modes: modes, Sizes: sizes, Layout: &layout,
-		Touches: []bool{false}, Transports: []osubench.Transport{osubench.SHM},
+		Touches: []bool{false}, Transports: []osubench.Transport{tr},
 		Reps: reps, BudgetMs: budgetMs, Lib: lib, Cache: cache, Progress: progress, Argv: argv,
 	}
 }
@@ -173,8 +181,8 @@ func calibrate(ctx context.Context, cfg osubench.Config) (*calib.Table, calib.He
 		return nil, hdr, nil, err
 	}
 	e := r.Env
-	hdr.Host = fmt.Sprintf("%s, %d cores (%s), Linux %s; %s; layout %s; %s",
-		e.Host, e.Cores, e.CPUModel, e.Kernel, e.MPICH, br.Layout, e.Time)
+	hdr.Host = fmt.Sprintf("%s, %d cores (%s), Linux %s; %s; layout %s; transport %s; %s",
+		e.Host, e.Cores, e.CPUModel, e.Kernel, e.MPICH, br.Layout, cfg.Transports[0], e.Time)
 	hdr.Command = shellquote.Join(cfg.Argv)
 	return t, hdr, br.Commands(), nil
 }

@@ -48,6 +48,8 @@ func TestCalibrateUsage(t *testing.T) {
 		{[]string{"--sizes", "8,x"}, "--sizes: bad size"},
 		{[]string{"--sizes", "0-8"}, "size 0 cannot be calibrated"},
 		{[]string{"now"}, `unexpected argument "now"`},
+		{[]string{"--transport", "ib"}, `--transport "ib": want shm or tcp`},
+		{[]string{"--transport", "shm,tcp"}, "(one of them)"},
 		{[]string{"--lib", "/nonexistent/libcasperii.so"}, "no such file"},
 	} {
 		st, _, errb := buffers()
@@ -122,7 +124,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 	lines := strings.Split(string(b), "\n")
 	require.GreaterOrEqual(t, len(lines), 6)
 	assert.Equal(t, calib.Magic, lines[0])
-	assert.Regexp(t, `^# host: .+, \d+ cores \(.*\), Linux .+; MPICH .+; layout nodes=2,users=1,ghosts=1; \d{4}-\d\d-\d\dT`, lines[1])
+	assert.Regexp(t, `^# host: .+, \d+ cores \(.*\), Linux .+; MPICH .+; layout nodes=2,users=1,ghosts=1; transport shm; \d{4}-\d\d-\d\dT`, lines[1])
 	assert.Equal(t, "# command: casperii calibrate --reps 1 --budget 5 --sizes 8,1K --out "+out+" --lib "+lib+" --cache "+filepath.Join(dir, "cache"), lines[2])
 	assert.Equal(t, calib.Columns, lines[3])
 	assert.Regexp(t, `^size 8 \d+\.\d\d \d+\.\d\d$`, lines[4])
