@@ -80,16 +80,20 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
 }
 
 /* Return call's code, its time counted in the self-profile when it is on
- * (internal/user/prof.c): for the calls that may wait or block. */
-#define CSP_IP_TIMED(call)                                                                         \
+ * (internal/user/prof.c) and closed with end (csp_prof_end, or
+ * csp_prof_end_poll for the calls that poll). */
+#define CSP_IP_TIMED_BY(end, call)                                                                 \
     do {                                                                                           \
         if (__builtin_expect(!csp_u.prof, 1))                                                      \
             return (call);                                                                         \
         uint64_t t_ = csp_prof_now();                                                              \
         int rc_ = (call);                                                                          \
-        csp_prof_end(t_);                                                                          \
+        end(t_);                                                                                   \
         return rc_;                                                                                \
     } while (0)
+/* For the calls that may wait or block, and for those that poll. */
+#define CSP_IP_TIMED(call) CSP_IP_TIMED_BY(csp_prof_end, call)
+#define CSP_IP_POLLED(call) CSP_IP_TIMED_BY(csp_prof_end_poll, call)
 
 /* The same for the calls an exchange makes every time (Send, Recv, the
  * Wait/Test family), with the timed form a function of its own:
@@ -98,32 +102,17 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
  * untimed call, the usual case, is then a tail call and the wrapper keeps
  * no stack frame (in one function, GCC sets one up for the timed form's
  * sake on both). Not cold: under auto the timed form is the usual one. */
-#define CSP_IP_TIMED_FN(name, params, call)                                                        \
+#define CSP_IP_TIMED_FN_BY(end, name, params, call)                                                \
     static __attribute__((noinline)) int name params                                               \
     {                                                                                              \
         uint64_t t_ = csp_prof_now();                                                              \
         int rc_ = (call);                                                                          \
-        csp_prof_end(t_);                                                                          \
+        end(t_);                                                                                   \
         return rc_;                                                                                \
     }
-/* The same for the calls that poll (csp_prof_end_poll). */
+#define CSP_IP_TIMED_FN(name, params, call) CSP_IP_TIMED_FN_BY(csp_prof_end, name, params, call)
 #define CSP_IP_POLLED_FN(name, params, call)                                                       \
-    static __attribute__((noinline)) int name params                                               \
-    {                                                                                              \
-        uint64_t t_ = csp_prof_now();                                                              \
-        int rc_ = (call);                                                                          \
-        csp_prof_end_poll(t_);                                                                     \
-        return rc_;                                                                                \
-    }
-#define CSP_IP_POLLED(call)                                                                        \
-    do {                                                                                           \
-        if (__builtin_expect(!csp_u.prof, 1))                                                      \
-            return (call);                                                                         \
-        uint64_t t_ = csp_prof_now();                                                              \
-        int rc_ = (call);                                                                          \
-        csp_prof_end_poll(t_);                                                                     \
-        return rc_;                                                                                \
-    } while (0)
+    CSP_IP_TIMED_FN_BY(csp_prof_end_poll, name, params, call)
 #define CSP_IP_UNTIMED(call, timed) (csp_u.prof ? (timed) : (call))
 
 /* ---- helpers (comm.c, p2p.c, complete.c) ---- */
