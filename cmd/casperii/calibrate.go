@@ -51,7 +51,7 @@ Flags:
   --sizes LIST   message sizes (default 8,64,512,4K,16K,64K,256K,1M,4M)
   --transport T  shm (default: MPICH's shared memory between the 2 nodes) or tcp
                  (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self: the nodes talk as over a
-                 network; what the library's built-in TCP table was measured with)
+                 network)
   --lib PATH     the library (default: found as 'casperii version' shows)
   --cache DIR    where osubench builds its programs (default ~/.cache/casperii-osubench)
 

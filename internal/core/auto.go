@@ -263,6 +263,13 @@ type xferTimes struct {
 	offN        int
 }
 
+// app is e's application time: outside MPI's waits and collectives.
+func (e epoch) app() float64 { return math.Max(0, e.wallUS-e.mpiUS-e.collUS) }
+
+// inFlight is the part of e's application time while messages were in
+// flight (between a post and the next wait).
+func (e epoch) inFlight() float64 { return math.Min(e.app(), e.winUS) }
+
 // waited is the part of e's waiting in MPI that a communicator carrying
 // bytes of e's bytes takes (its share of the bytes sent).
 func (e epoch) waited(bytes uint64) float64 {
@@ -287,7 +294,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 	if msgs == 0 {
 		return 0
 	}
-	app := math.Max(0, e.wallUS-e.mpiUS-e.collUS)
+	app := e.app()
 	// The application's idle time: off the CPU by its own choice (not
 	// running and not waiting for the CPU), less what it slept in MPI.
 	idle := math.Max(0, e.wallUS-e.cpuUS-e.queueUS-e.sleepUS)
@@ -302,8 +309,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 	// messages are in flight (between posts and the next wait: a
 	// ping-pong that writes its buffer before each post and reads it
 	// after each wait leaves it none), less a wake-up per wait.
-	inFlight := math.Min(app, e.winUS)
-	ghost := math.Max(0, inFlight*avail-e.waits*m.wakeUS)
+	ghost := math.Max(0, e.inFlight()*avail-e.waits*m.wakeUS)
 	n := float64(msgs)
 	d, o := m.table.At(int64(float64(bytes) / n))
 	waited := e.waited(bytes) // this communicator's share of the waiting

@@ -159,11 +159,9 @@ func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) 
 		return 0, 0, false // no evidence (md.net), and no phase to remember
 	}
 	s := m.site(opened)
-	w := m.offWait
+	w := m.directWait(s)
 	class := sizeClass(msgs, bytes)
-	if s != nil && s.offWait >= 0 {
-		w = s.offWait
-	} else if m.plan.Offloaded() && w >= 0 && m.offClass != class {
+	if (s == nil || s.offWait < 0) && m.plan.Offloaded() && w >= 0 && m.offClass != class {
 		uncertain = true
 	}
 	x := m.xfer[class]
@@ -171,8 +169,7 @@ func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) 
 	asXfer = net
 	m.xferClass = class
 	if !m.plan.Offloaded() {
-		m.offWait = w
-		m.offClass = class
+		m.offWait, m.offClass = w, class
 		if s != nil {
 			s.offWait = w
 		}
@@ -180,7 +177,8 @@ func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) 
 		x.direct = math.Max(x.direct, w)
 		asXfer = md.net(e, false, msgs, bytes, &w, x)
 	} else {
-		m.xferNext = e.waited(bytes) / float64(msgs)
+		waited := e.waited(bytes)
+		m.xferNext = waited / float64(msgs)
 		if w >= 0 && !uncertain {
 			// Measured: offload gains at least what the waits shrank by
 			// against the direct route's at these sizes. The model's
@@ -189,11 +187,21 @@ func (m *commState) net(md *model, e epoch, msgs, bytes uint64, opened siteKey) 
 			// transfers it read a loss: osubench's halo at 4 MiB, 19 ms
 			// of waits an iteration on the ghosts against 21 direct,
 			// read -25%.
-			net = math.Max(net, float64(msgs)*w-e.waited(bytes))
+			net = math.Max(net, float64(msgs)*w-waited)
 			asXfer = net
 		}
 	}
 	return net, asXfer, uncertain
+}
+
+// directWait is m's memory of the direct route's wait per message for
+// the phase whose memory is s (nil: none): the phase's own if it has one,
+// else the communicator's last (negative: none).
+func (m *commState) directWait(s *siteMemory) float64 {
+	if s != nil && s.offWait >= 0 {
+		return s.offWait
+	}
+	return m.offWait
 }
 
 // xferIdle: an epoch teaches the exchange time of its messages' size
@@ -213,18 +221,17 @@ const xferIdle = 0.25
 // while messages were in flight and nobody waited for a core (win: time
 // outside MPI then, waited: time waiting in it, queue: time runnable but
 // not running, summed): a wait then is the transfer, not a peer computing
-// or a core taken. The built-in calibration is this machine's shared memory;
-// over a network the waits of a ping-pong are many of its transfers (TCP
-// here: 64 KiB 200 us against 8), the stall rule (auto.go) took them for
-// missing progress, and the table's difference between the routes (8 us)
-// for what offload costs (40 us): osubench's overlap loop over TCP
-// offloaded its calibration ping-pongs at every size, lost there, and
-// flapped. On the direct route the latest such epoch wins (the transport
+// or a core taken. The built-in calibration is this machine's shared
+// memory; over a network the waits of a ping-pong are many of its
+// transfers (TCP here: 64 KiB 200 us against 8), the stall rule (auto.go)
+// took them for missing progress, and the table's difference between the
+// routes (8 us) for what offload costs (40 us): osubench's overlap loop
+// over TCP offloaded its calibration ping-pongs at every size, lost
+// there, and flapped. On the direct route the latest such epoch wins (the transport
 // is the job's, a regime of the host may change it, and a time too long
 // only makes the choice cautious); through the ghosts the shortest. It
-// reports whether the epoch was
-// such a one and ran direct (the same on every member: the route and the
-// sums are agreed).
+// reports whether the epoch was such a one and ran direct (the same on
+// every member: the route and the sums are agreed).
 func (m *commState) learnXfer(win, waited, queue int64) bool {
 	if waited <= 0 || float64(win) > xferIdle*float64(waited) || float64(queue) > xferIdle*float64(waited) {
 		return false

@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -234,16 +233,12 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
 			v[evWaits] = int64(ep.waits)
-			v[evWin] = int64(math.Min(ep.winUS, math.Max(0, ep.wallUS-ep.mpiUS-ep.collUS)))
+			v[evWin] = int64(ep.inFlight())
 			v[evWaited] = int64(ep.waited(bytes))
 			v[evQueue] = int64(ep.queueUS)
 			if r.verbose(4) { // every member's terms (auto.go), to see what an estimate rests on
-				ow := m.offWait
-				if s := m.sites[opened[i]]; s != nil && s.offWait >= 0 {
-					ow = s.offWait
-				}
 				r.verbosef(4, "communicator %#x rank %d: msgs %d bytes %d wall %.0f mpi %.0f sleep %.0f coll %.0f cpu %.0f queue %.0f in-flight %.0f waits %.0f; direct wait/msg %.1f, learned %+v; estimate %+.0f (as transfers %+.0f)",
-					uint32(m.comm.Raw()), m.rank, msgs, bytes, ep.wallUS, ep.mpiUS, ep.sleepUS, ep.collUS, ep.cpuUS, ep.queueUS, ep.winUS, ep.waits, ow, m.xfer[sizeClass(max(msgs, 1), bytes)], net, asXfer)
+					uint32(m.comm.Raw()), m.rank, msgs, bytes, ep.wallUS, ep.mpiUS, ep.sleepUS, ep.collUS, ep.cpuUS, ep.queueUS, ep.winUS, ep.waits, m.directWait(m.sites[opened[i]]), m.xfer[sizeClass(max(msgs, 1), bytes)], net, asXfer)
 			}
 			switch m.predictPhase(keys[i]) {
 			case 1:
@@ -342,10 +337,10 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		// (osubench's overlap sweep: a calibration's overlapped
 		// exchanges, then ping-pongs, offloaded on one vote and failed).
 		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
-		if v[evMsgs] > 0 && m.learnXfer(v[evWin], v[evWaited], v[evQueue]) {
-			v[evNet] = v[evNetXfer] // judged by what it teaches: nothing to overlap, no stall
-		}
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
+			if m.learnXfer(v[evWin], v[evWaited], v[evQueue]) {
+				v[evNet] = v[evNetXfer] // judged by what it teaches: nothing to overlap, no stall
+			}
 			r.learnPhase(m, opened, verdictOf(float64(v[evNet]), float64(v[evWall])), v[evNewPhase] > 0)
 			m.quiet = 0
 		} else {

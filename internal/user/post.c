@@ -307,11 +307,7 @@ static inline int direct_fast_sent(struct csp_comm *c, int dest, int count, MPI_
         int size = csp_builtin_size(dt);
         if (size == 0)
             return 0;
-        uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)size;
-        c->ep_msgs++;
-        c->ep_bytes += bytes;
-        csp_u.prof_bytes += bytes;
-        csp_prof_posted();
+        csp_prof_sent_bytes(c, count, size);
     }
     c->sent++;
     return 1;

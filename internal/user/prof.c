@@ -9,8 +9,9 @@
  * sent, and the application's time from its first post after such a call
  * to the next one (csp_prof_posted, csp_prof_end: the time a message it
  * posted can be in flight while it runs; a call that polls, MPI_Test or
- * MPI_Iprobe, keeps that window open). Per communicator entry: messages and bytes sent since the runtime
- * last read them. The runtime takes differences between its readings.
+ * MPI_Iprobe, keeps that window open). Per communicator entry: messages
+ * and bytes sent since the runtime last read them. The runtime takes
+ * differences between its readings.
  *
  * Times are ticks of csp_prof_now: the TSC where the kernel's clocksource
  * is the TSC (it found it invariant and synchronized across CPUs), else

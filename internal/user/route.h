@@ -57,6 +57,16 @@ void csp_route_watch(MPI_Comm comm, int on, struct csp_fam *fam);
 
 /* The size of dt, an MPI call (derived types); 0 if MPI fails. */
 int csp_prof_type_size(MPI_Datatype dt);
+/* A message of count elements of size bytes each was sent on c, prof
+ * set: count it and open the window in flight. */
+static inline void csp_prof_sent_bytes(struct csp_comm *c, int count, int size)
+{
+    uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)size;
+    c->ep_msgs++;
+    c->ep_bytes += bytes;
+    csp_u.prof_bytes += bytes;
+    csp_prof_posted();
+}
 /* A message of count elements of dt was sent on c. Inline: while an auto
  * communicator exists, every direct send counts. */
 static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
@@ -65,11 +75,7 @@ static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
         int size = csp_builtin_size(dt);
         if (size == 0)
             size = csp_prof_type_size(dt);
-        uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)size;
-        c->ep_msgs++;
-        c->ep_bytes += bytes;
-        csp_u.prof_bytes += bytes;
-        csp_prof_posted();
+        csp_prof_sent_bytes(c, count, size);
     }
 }
 

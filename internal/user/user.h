@@ -533,10 +533,14 @@ static inline void csp_prof_end(uint64_t t0)
         csp_prof_add(&csp_u.prof_waits, 1);
         /* Close the window a post opened before this call (one the call
          * opened itself, a blocking send's, has nothing in it). Relaxed
-         * atomics: with several threads the window is approximate. */
-        uint64_t p = __atomic_exchange_n(&csp_u.prof_post_t, 0, __ATOMIC_RELAXED);
-        if (p && p < t0)
-            csp_prof_add(&csp_u.prof_win_t, t0 - p);
+         * loads and stores, no locked exchange on this path: with several
+         * threads the window is approximate. */
+        uint64_t p = __atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED);
+        if (p) {
+            __atomic_store_n(&csp_u.prof_post_t, 0, __ATOMIC_RELAXED);
+            if (p < t0)
+                csp_prof_add(&csp_u.prof_win_t, t0 - p);
+        }
     }
 }
 /* The same for a call that polls (the Test family, MPI_Iprobe and
