@@ -42,6 +42,7 @@ type Config struct {
 	GhostNice    int  // CSP_GHOST_NICE: the ghost's nice value (0-19)
 	GhostNiceSet bool // CSP_GHOST_NICE was given: no automatic choice
 	HandOff      bool // CSP_GHOST_HANDOFF=1: yield after waking a user (off: measured slower here)
+	DirectYield  int  // CSP_DIRECT_YIELD: 0 auto (where users outnumber cores), 1 on, -1 off (wait.go: directYield)
 	BindOff      bool // CSP_BIND=off: never bind virtual nodes to their share of an oversubscribed host's CPUs
 	LendTimerOff bool // CSP_LEND_TIMER=off: never lend the core on a timer (read by internal/user/lendtimer.c)
 	WorldHints   string
@@ -206,6 +207,15 @@ func readConfig(getenv func(string) string) (Config, error) {
 		c.LendTimerOff = true
 	default:
 		return c, &ConfigError{Var: "CSP_LEND_TIMER", Value: v, Want: "use auto or off"}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_DIRECT_YIELD")); v {
+	case "", "auto":
+	case "on", "1":
+		c.DirectYield = 1
+	case "off", "0":
+		c.DirectYield = -1
+	default:
+		return c, &ConfigError{Var: "CSP_DIRECT_YIELD", Value: v, Want: "use auto, on or off"}
 	}
 	switch v := strings.TrimSpace(getenv("CSP_GHOST_HANDOFF")); v {
 	case "1", "on":

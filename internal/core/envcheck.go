@@ -202,6 +202,16 @@ var envDocs = map[string]EnvDoc{
 			}
 			return "auto"
 		}},
+	"CSP_DIRECT_YIELD": {Meaning: "auto: on a host running more of the job's users than cores, a user waiting on MPICH (a request on the direct route, a blocking call MPICH would spin in) polls and yields the core between polls, so the users sharing it run; on: everywhere; off: MPICH's own spin",
+		Show: func(c Config) string {
+			switch c.DirectYield {
+			case 1:
+				return "on"
+			case -1:
+				return "off"
+			}
+			return "auto"
+		}},
 	"CSP_GHOST_HANDOFF": {Meaning: "1: a ghost yields its core after waking a user (measured slower on this machine)",
 		Show: func(c Config) string { return onOff(c.HandOff) }},
 	"CSP_WORLD_HINTS": {Meaning: "info hints for MPI_COMM_WORLD, as key=value pairs separated by ';', e.g. \"wildcard_used=none;shmbuf_regist=true\"",

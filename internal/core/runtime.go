@@ -552,8 +552,14 @@ func (r *runtime) startUser() error {
 		return err
 	}
 	r.model, r.families = m, map[string]*family{}
+	yield, yieldWhy := directYield(r.cfg, r.hostUsers(), r.hostCPUs())
 	if r.cfg.Verbose >= 2 {
 		r.logf("user %d: waits poll %d times, yield %d times, then sleep (%s)", r.wrank, wait.Spin, wait.Yield, wait.Why)
+		how := "spin in MPICH"
+		if yield {
+			how = "poll MPICH and yield the core between polls"
+		}
+		r.logf("user %d: waits on MPICH %s (%s)", r.wrank, how, yieldWhy)
 	}
 	lend, nbcoll, err := r.agreeLending()
 	if err != nil {
@@ -574,7 +580,7 @@ func (r *runtime) startUser() error {
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
 		Progress:   r.pool[commexpand.SlotTagNative],
 		ArenaShift: r.cfg.ArenaShift, SpinIters: wait.Spin, YieldIters: wait.Yield,
-		SleepUS: r.cfg.SleepUS, Lend: lend, NBColl: nbcoll,
+		SleepUS: r.cfg.SleepUS, Lend: lend, NBColl: nbcoll, DirectYield: yield,
 	})
 	problem := ""
 	if err != nil {
@@ -682,8 +688,8 @@ func (r *runtime) printStats() {
 	switches, switchesC := r.switches, r.switchesC
 	r.mu.Unlock()
 	rs := user.CurrentRMAStats()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d switches=%d switches_in_c=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, switches, switchesC, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d direct_yields=%d switches=%d switches_in_c=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, s.DirectYields, switches, switchesC, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

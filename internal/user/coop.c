@@ -18,7 +18,11 @@
  * turns: it polls MPICH for LEND_EVERY_US, then lends the core: it sleeps
  * on its wake word with wait_cell CSP_WAIT_GIVE until the ghost finds a
  * round with nothing to do (internal/ghost/give.go) or completes
- * something. With nothing in flight it is PMPI's own wait, unchanged.
+ * something. With nothing in flight it is PMPI's own wait, unchanged,
+ * unless the host runs more users than cores (csp_u.yield_direct,
+ * core/wait.go: directYield): then the wait polls MPICH and yields the
+ * core between polls, so that the users sharing it reach their own sends
+ * instead of waiting a time slice for it (yield_until).
  */
 #define _GNU_SOURCE
 #include "user.h"
@@ -26,6 +30,7 @@
 #include "liveness.h"
 #include "submit.h"
 
+#include <sched.h>
 #include <time.h>
 
 /* Between two lends, poll MPICH this long (microseconds): the ghost gets
@@ -89,26 +94,52 @@ void csp_coop_lend_rma(void)
 
 /* The calls below wait the way PMPI's blocking call would (block), but
  * while the ghost has work they poll (poll sets *done) for LEND_EVERY_US
- * at a time and lend the core in between. */
+ * at a time and lend the core in between, and where waits yield the core
+ * they poll and yield (yield_until). A poll that finds the call ready
+ * returns the call's own result: for requests, it checks them without
+ * completing them (MPI_Request_get_status, which drives MPICH's progress)
+ * and then makes the blocking call, which returns at once. So errors come
+ * back as MPICH's blocking call gives them: MPI_Testall, once a request
+ * failed, completes the others that are done and returns with the rest
+ * pending, where MPI_Waitall waits for all and marks pending only those
+ * after the failed one (a poll by MPI_Testall lost a truncation's
+ * MPI_ERR_IN_STATUS: test/cprogs/ip_yield.c). */
 struct coop_call {
     int (*poll)(struct coop_call *c, int *done);
     int (*block)(struct coop_call *c);
     MPI_Request *reqs;
     MPI_Status *st;
     int n, src, tag;
+    int next;            /* reqs before it were found complete             */
+    int *idx, *outcount; /* MPI_Waitany's index, MPI_Waitsome's count and indices */
     MPI_Comm comm;
     MPI_Message *msg;
 };
+
+/* yield_until waits as c->block would, polling and yielding the core
+ * between polls: with more users than cores, the one a message comes from
+ * may be waiting for this core (its compute's timer expired, its own post
+ * to make). */
+static int yield_until(struct coop_call *c)
+{
+    for (;;) {
+        int done = 0, rc = c->poll(c, &done);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        csp_u.n_yields_direct++;
+        sched_yield();
+    }
+}
 
 static int coop_wait(struct coop_call *c)
 {
     for (uint32_t k = 1;; k++) {
         if (!csp_coop_owed() || (k % LEND_LIVENESS == 0 && !csp_ghost_alive()))
-            return c->block(c);
+            return csp_u.yield_direct ? yield_until(c) : c->block(c);
         double until = now_us() + LEND_EVERY_US;
         do {
             int done = 0, rc = c->poll(c, &done);
-            if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || done)
+            if (rc != MPI_SUCCESS || done)
                 return rc;
         } while (now_us() < until);
         lend();
@@ -129,10 +160,56 @@ static int coop(struct coop_call *c)
     return rc;
 }
 
-static int test1(struct coop_call *c, int *done) { return csp_mpich_test(c->reqs, done, c->st); }
+/* req_done: is r complete (or null, or inactive)? MPICH's
+ * MPI_Request_get_status returns a complete request's error as its own:
+ * that too is done, and so is a handle it refuses, whose error the
+ * blocking call then reports. */
+static int req_done(MPI_Request r)
+{
+    int flag = 0;
+    return PMPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag;
+}
+
+/* all_done polls for MPI_Wait and MPI_Waitall: every request complete
+ * (null and inactive ones are), then the blocking call. */
+static int all_done(struct coop_call *c, int *done)
+{
+    for (; c->next < c->n; c->next++)
+        if (!req_done(c->reqs[c->next]))
+            return MPI_SUCCESS;
+    *done = 1;
+    return c->block(c);
+}
+
+/* any_done polls for MPI_Waitany and MPI_Waitsome: some request complete,
+ * or none active, then the blocking call. */
+static int any_done(struct coop_call *c, int *done)
+{
+    int pending = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (c->reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        if (req_done(c->reqs[i])) {
+            pending = 0;
+            break;
+        }
+        pending = 1;
+    }
+    if (pending)
+        return MPI_SUCCESS; /* active requests, none complete */
+    *done = 1;              /* one complete, or none active: the call returns at once */
+    return c->block(c);
+}
+
 static int wait1(struct coop_call *c) { return csp_mpich_wait(c->reqs, c->st); }
-static int testn(struct coop_call *c, int *done) { return csp_mpich_testall(c->n, c->reqs, done, c->st); }
 static int waitn(struct coop_call *c) { return csp_mpich_waitall(c->n, c->reqs, c->st); }
+static int waitany(struct coop_call *c) { return csp_mpich_waitany(c->n, c->reqs, c->idx, c->st); }
+static int waitsome(struct coop_call *c)
+{
+    return csp_mpich_waitsome(c->n, c->reqs, c->outcount, c->idx, c->st);
+}
+/* MPI_Iprobe's answer is MPI_Probe's; MPI_Improbe's is MPI_Mprobe's (it
+ * matched the message). */
 static int iprobe(struct coop_call *c, int *done)
 {
     return PMPI_Iprobe(c->src, c->tag, c->comm, done, c->st);
@@ -146,13 +223,26 @@ static int mprobe(struct coop_call *c) { return PMPI_Mprobe(c->src, c->tag, c->c
 
 int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st)
 {
-    struct coop_call c = {.poll = test1, .block = wait1, .reqs = req, .st = st};
+    struct coop_call c = {.poll = all_done, .block = wait1, .reqs = req, .st = st, .n = 1};
     return coop(&c);
 }
 
 int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts)
 {
-    struct coop_call c = {.poll = testn, .block = waitn, .reqs = reqs, .st = sts, .n = n};
+    struct coop_call c = {.poll = all_done, .block = waitn, .reqs = reqs, .st = sts, .n = n};
+    return coop(&c);
+}
+
+int csp_coop_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
+{
+    struct coop_call c = {.poll = any_done, .block = waitany, .reqs = reqs, .st = st, .n = n, .idx = idx};
+    return coop(&c);
+}
+
+int csp_coop_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
+{
+    struct coop_call c = {.poll = any_done, .block = waitsome, .reqs = reqs, .st = sts, .n = n,
+                          .idx = idx, .outcount = outcount};
     return coop(&c);
 }
 

@@ -453,8 +453,8 @@ static __attribute__((noinline)) int send_ghost(const void *buf, int count, MPI_
     return rc;
 }
 
-/* A direct blocking send while the ghost needs our core (coop.c: MPICH
- * must not spin on it). */
+/* A direct blocking send while the ghost needs our core, or where waits
+ * yield it (coop.c: MPICH must not spin on it). */
 static __attribute__((noinline)) int send_lending(const void *buf, int count, MPI_Datatype dt,
                                                   int dest, int tag, MPI_Comm comm, int sync)
 {
@@ -475,7 +475,7 @@ static __attribute__((noinline)) int send_any(const void *buf, int count, MPI_Da
     csp_u.n_direct++;
     csp_route_sent_on(c, dest, count, dt);
     CSP_UNLOCK();
-    if (csp_coop_owed())
+    if (csp_coop_direct())
         return send_lending(buf, count, dt, dest, tag, comm, sync);
     return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
                 : PMPI_Send(buf, count, dt, dest, tag, comm);
@@ -488,7 +488,7 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
     if (!c || !direct_fast_sent(c, dest, count, dt))
         return send_any(buf, count, dt, dest, tag, comm, sync);
     csp_u.n_direct++;
-    if (csp_coop_owed())
+    if (csp_coop_direct())
         return send_lending(buf, count, dt, dest, tag, comm, sync);
     return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
                 : PMPI_Send(buf, count, dt, dest, tag, comm);
@@ -510,7 +510,7 @@ static __attribute__((noinline)) int recv_ghost(void *buf, int count, MPI_Dataty
 }
 
 /* A direct blocking receive (src is not MPI_PROC_NULL) while the ghost
- * needs our core (coop.c). */
+ * needs our core, or where waits yield it (coop.c). */
 static __attribute__((noinline)) int recv_lending(void *buf, int count, MPI_Datatype dt, int src,
                                                   int tag, MPI_Comm comm, MPI_Status *st)
 {
@@ -532,7 +532,7 @@ static __attribute__((noinline)) int recv_any(void *buf, int count, MPI_Datatype
     CSP_UNLOCK();
     /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
      * source 0 and tag 0 instead of MPI's empty status */
-    int rc = src != MPI_PROC_NULL && csp_coop_owed() ? recv_lending(buf, count, dt, src, tag, comm, st)
+    int rc = src != MPI_PROC_NULL && csp_coop_direct() ? recv_lending(buf, count, dt, src, tag, comm, st)
                                                      : PMPI_Recv(buf, count, dt, src, tag, comm, st);
     csp_route_recv_done(d, rc, 1);
     return rc;
@@ -546,7 +546,7 @@ int csp_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
         return recv_any(buf, count, dt, src, tag, comm, st);
     csp_u.n_direct++;
     csp_route_recv_begin(c); /* csp_route_recv_on: one thread here */
-    int rc = csp_coop_owed() ? recv_lending(buf, count, dt, src, tag, comm, st)
+    int rc = csp_coop_direct() ? recv_lending(buf, count, dt, src, tag, comm, st)
                              : PMPI_Recv(buf, count, dt, src, tag, comm, st);
     csp_route_recv_end(c, rc == MPI_SUCCESS || csp_route_consumed_slow(rc));
     return rc;

@@ -1,6 +1,6 @@
 /*
  * sendrecv.c: MPI_Sendrecv on any communicator. Direct: MPICH's (or two
- * requests waited for while lending the core, coop.c). Offloaded: the
+ * requests waited for while lending the core or yielding it, coop.c). Offloaded: the
  * receive and the send posted through the ghost (post.c) and waited for
  * as MPI_Waitall does (wait.c).
  */
@@ -20,7 +20,7 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     CSP_UNLOCK();
     if (!c || c->algo == CSP_ALGO_OFF) {
         int rc;
-        if (src != MPI_PROC_NULL && csp_coop_owed()) { /* coop.c; csp_recv: MPI_PROC_NULL */
+        if (src != MPI_PROC_NULL && csp_coop_direct()) { /* coop.c; csp_recv: MPI_PROC_NULL */
             /* Two requests, not MPICH 4.0.2's MPI_Isendrecv: that one
              * completes with an empty status (conformance/progs/isendrecv). */
             MPI_Request r[2];

@@ -71,6 +71,9 @@ type Config struct {
 	// blocking collectives as their nonblocking twins (a blocking
 	// collective does not match a nonblocking one).
 	NBColl bool
+	// DirectYield: a wait on MPICH polls and yields the core between
+	// polls instead of spinning in MPICH (core/wait.go: directYield).
+	DirectYield bool
 }
 
 // errorMessages are the one-line explanations of the errors the fast path
@@ -173,6 +176,9 @@ func Start(cfg Config) error {
 	if cfg.NBColl {
 		u.nbcoll = 1
 	}
+	if cfg.DirectYield {
+		u.yield_direct = 1
+	}
 	C.csp_liveness_start()
 	u.on = 1
 	started = true
@@ -201,6 +207,9 @@ type Stats struct {
 	// ProbesPolled: MPI_Iprobe calls answered from a probe left with the
 	// ghost by an earlier call, without waiting (pprobe.c).
 	ProbesPolled uint64
+	// DirectYields: yields of the core by waits on MPICH (coop.c:
+	// yield_until).
+	DirectYields uint64
 }
 
 // CurrentStats returns this process's counters.
@@ -208,7 +217,7 @@ func CurrentStats() Stats {
 	u := &C.csp_u
 	return Stats{Isend: uint64(u.n_isend), Irecv: uint64(u.n_irecv), Direct: uint64(u.n_direct),
 		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe), Lends: uint64(u.n_lends),
-		ProbesPolled: uint64(u.n_probe_polled)}
+		ProbesPolled: uint64(u.n_probe_polled), DirectYields: uint64(u.n_yields_direct)}
 }
 
 // DropPolledProbe waits for the probe a polling MPI_Iprobe left with the

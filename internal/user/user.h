@@ -186,6 +186,9 @@ struct csp_user {
                                  user runs blocking collectives as their
                                  nonblocking twins (zz_wrappers.c), so they
                                  still match each other                   */
+    int yield_direct;         /* waits on MPICH poll and yield the core
+                                 between polls, not spin in MPICH: more
+                                 users than cores here (coop.c)           */
 
     /* direct receives followed to their completion (route.c) */
     struct csp_trk *trk_over; /* the overflow array of the table (route.c)  */
@@ -242,6 +245,7 @@ struct csp_user {
 
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
+    uint64_t n_yields_direct; /* yields of a wait on MPICH (coop.c: yield_until) */
     uint64_t n_probe_polled; /* MPI_Iprobe calls answered without waiting for the ghost */
 };
 
@@ -740,15 +744,21 @@ static inline int csp_coop_owed(void)
  * of ours (the _lending forms, coop.c); else straight to MPICH. */
 int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st);
 int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts);
+/* Must a wait on MPICH not be MPICH's own spin? The ghost needs the core
+ * (csp_coop_owed), or waits yield it between polls here (yield_direct). */
+static inline int csp_coop_direct(void) { return csp_u.yield_direct || csp_coop_owed(); }
 static inline int csp_coop_wait(MPI_Request *req, MPI_Status *st)
 {
-    return csp_u.nwatched || csp_coop_owed() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
+    return csp_u.nwatched || csp_coop_direct() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
 }
 static inline int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 {
-    return csp_u.nwatched || csp_coop_owed() ? csp_coop_waitall_lending(n, reqs, sts)
-                                             : csp_mpich_waitall(n, reqs, sts);
+    return csp_u.nwatched || csp_coop_direct() ? csp_coop_waitall_lending(n, reqs, sts)
+                                               : csp_mpich_waitall(n, reqs, sts);
 }
+/* MPI_Waitany / MPI_Waitsome on MPICH's requests the same way. */
+int csp_coop_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
+int csp_coop_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
 /* A Test-family call found an offloaded request not done: an application
  * polling in a loop lends the core now and then. */
 void csp_coop_test_miss(void);

@@ -190,11 +190,12 @@ static __attribute__((noinline)) int waitall_theirs(int n, MPI_Request *reqs, MP
 }
 
 /* Is the common case above not given (then the *_theirs forms decide)?
- * The ghost's work as csp_coop_owed reads it, without the lock (one
- * thread here): its busy word, or cells of ours it has not taken. */
+ * Waits that yield the core (coop.c), or the ghost's work as
+ * csp_coop_owed reads it, without the lock (one thread here): its busy
+ * word, or cells of ours it has not taken. */
 static inline int theirs_slow(void)
 {
-    if (csp_direct_slow())
+    if (csp_direct_slow() || csp_u.yield_direct)
         return 1;
     return csp_u.lend && csp_u.on &&
            (csp_ghost_busy(csp_u.ghost) || __atomic_load_n(csp_u.prod.r.head, __ATOMIC_ACQUIRE) != csp_u.prod.tail);
@@ -511,7 +512,7 @@ int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
 int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
 {
     if (!any_ours(n, reqs))
-        return csp_mpich_waitany(n, reqs, idx, st);
+        return csp_u.yield_direct ? csp_coop_waitany(n, reqs, idx, st) : csp_mpich_waitany(n, reqs, idx, st);
     int flag = 0;
     struct any_arg a = {.n = n, .reqs = reqs, .idx = idx, .flag = &flag, .st = st};
     CSP_LOCK();
@@ -523,7 +524,8 @@ int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
 int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
 {
     if (!any_ours(n, reqs))
-        return csp_mpich_waitsome(n, reqs, outcount, idx, sts);
+        return csp_u.yield_direct ? csp_coop_waitsome(n, reqs, outcount, idx, sts)
+                                  : csp_mpich_waitsome(n, reqs, outcount, idx, sts);
     struct any_arg a = {.n = n, .reqs = reqs, .outcount = outcount, .idxs = idx, .st = sts, .some = 1};
     CSP_LOCK();
     int rc = csp_block_until(any_ready, &a);

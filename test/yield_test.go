@@ -1,0 +1,78 @@
+package test
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/casperii/casperii/internal/core"
+	"github.com/stretchr/testify/require"
+)
+
+// Where the users outnumber the cores, a user waiting on MPICH polls and
+// yields its core between polls instead of spinning in MPICH
+// (internal/user/coop.c: yield_until; core/wait.go: directYield).
+// test/cprogs/ip_yield.c waits every way a program can on the direct
+// route (Waitall, Wait, Waitany, Waitsome, Send/Recv, Sendrecv, Probe)
+// among 4 users, one side computing on the CPU before it sends: every
+// word and status arrives as under plain MPICH, the waits yielded
+// (CSP_STATS direct_yields=), and a truncated receive gives the error
+// classes plain MPICH's blocking calls give (MPI_Waitall: MPI_ERR_IN_STATUS
+// with MPI_ERR_TRUNCATE in the status), eager and rendezvous.
+// CSP_DIRECT_YIELD=off spins in MPICH as before (no yields), =on yields on
+// any host; unset, the library yields where users outnumber cores (this
+// layout on a 2-core host) and says so under CSP_VERBOSE=2.
+func TestDirectYield(t *testing.T) {
+	l := Layout{N: 6, NodeSize: 3}
+	prog := CProg(t, "ip_yield")
+	sections := []string{"waitall", "wait", "waitany", "waitsome", "blocking", "sendrecv", "probe"}
+	errLines := func(t *testing.T, res Result) []string {
+		var out []string
+		for _, f := range ParseLines(res.Stdout, "err") {
+			out = append(out, f["test"]+" rc="+f["rc"]+" st="+f["st"])
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, words := range []string{"512", "32768"} { // 4 KiB eager, 256 KiB rendezvous
+		args := []string{"8", words, "300"}
+		plain := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: args, Timeout: 2 * time.Minute})
+		want := errLines(t, plain)
+		require.Len(t, relResults(t, plain), 4*len(sections), plain.Output())
+		require.Len(t, want, 4*3, "plain MPICH: three truncations per user:\n%s", plain.Output())
+		for _, e := range want {
+			if strings.HasPrefix(e, "trunc_waitall") {
+				require.NotEqual(t, "trunc_waitall rc=0 st=0", e, "plain MPICH reports the truncation")
+			}
+		}
+		for _, c := range []struct {
+			name string
+			env  []string
+		}{{"auto", nil}, {"on", []string{"CSP_DIRECT_YIELD=on"}}, {"off", []string{"CSP_DIRECT_YIELD=off"}}} {
+			t.Run(words+"/"+c.name, func(t *testing.T) {
+				env := append([]string{"CSP_STATS=1", "CSP_VERBOSE=2", "CSP_ASYNC_CONFIG=off"}, c.env...)
+				res := Run(t, Job{Layout: l, Prog: prog, Args: args, Env: env, Preload: true, Timeout: 2 * time.Minute})
+				rs := relResults(t, res)
+				for _, s := range sections {
+					require.Len(t, Select(rs, "test="+s), l.Users(), "section %s:\n%s", s, res.Output())
+				}
+				require.Equal(t, want, errLines(t, res), "the errors plain MPICH gives:\n%s", res.Output())
+				yields := c.name == "on" || (c.name == "auto" && strings.Contains(res.Stderr, "waits on MPICH poll MPICH and yield"))
+				if c.name == "auto" && core.HostCPUs() < l.Users() {
+					require.True(t, yields, "users outnumber cores: waits yield, and CSP_VERBOSE=2 says so:\n%s", res.Stderr)
+				}
+				for r, s := range relStats(t, res, l.Users(), true) {
+					n, ok := s.Fields.Int("direct_yields")
+					require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+					if yields {
+						require.Positive(t, n, "rank %d waited and yielded: %s", r, s.Fields.Line())
+					} else {
+						require.Zero(t, n, "rank %d spins in MPICH: %s", r, s.Fields.Line())
+					}
+					require.Zero(t, s.IsendOffloaded+s.IrecvOffloaded, "the direct route: %s", s.Fields.Line())
+				}
+			})
+		}
+	}
+}
