@@ -78,8 +78,9 @@ type model struct {
 	table   *calib.Table // ping-pong exchange times, direct and through the ghosts
 	wakeUS  float64      // what a wake-up takes from the application's idle time
 	oversub bool         // ghosts share cores with users
-	// usersOversub: the host runs more users than cores, so a direct wait,
-	// which spins in MPICH, holds a core a late peer needs.
+	// usersOversub: the host runs more users than cores and direct waits
+	// spin in MPICH (CSP_DIRECT_YIELD=off), so one holds a core a late
+	// peer needs; where they yield it (the default there), they do not.
 	usersOversub bool
 	source       string
 }

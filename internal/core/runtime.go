@@ -546,13 +546,14 @@ func (r *runtime) runGhost() {
 // startUser starts the fast path and plans COMM_USER_WORLD.
 func (r *runtime) startUser() error {
 	wait := waitPolicy(r.cfg, r.hostSize, r.hostCPUs())
+	yield, yieldWhy := directYield(r.cfg, r.hostUsers(), r.hostCPUs())
+	// Users outnumbering cores crowd them only where direct waits spin.
 	m, err := newModel(r.cfg, oversubscribed(r.hostSize, r.hostCPUs()) != "",
-		oversubscribed(r.hostUsers(), r.hostCPUs()) != "")
+		oversubscribed(r.hostUsers(), r.hostCPUs()) != "" && !yield)
 	if err != nil {
 		return err
 	}
 	r.model, r.families = m, map[string]*family{}
-	yield, yieldWhy := directYield(r.cfg, r.hostUsers(), r.hostCPUs())
 	if r.cfg.Verbose >= 2 {
 		r.logf("user %d: waits poll %d times, yield %d times, then sleep (%s)", r.wrank, wait.Spin, wait.Yield, wait.Why)
 		how := "spin in MPICH"
