@@ -356,8 +356,9 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 		// between slices of compute), which no ghost makes sooner.
 		gainable = math.Min(direct, n*d)
 	}
-	// Where users outnumber cores, a direct wait spins on a core that the
-	// peer it waits for may need: a wait of scheduler time slices, at any
+	// Where users outnumber cores and direct waits spin in MPICH
+	// (CSP_DIRECT_YIELD=off), a direct wait holds a core that the peer
+	// it waits for may need: a wait of scheduler time slices, at any
 	// size, which the ghost route's sleeping waits do not cause.
 	if m.usersOversub {
 		stall = math.Max(stall, direct-n*math.Max(crowdedStallFactor*d, spinStallUS))
@@ -365,9 +366,9 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 	return math.Max(gainable*moved, stall) - cost
 }
 
-// spinStallUS: on a host with more users than cores, a direct wait longer
-// than this per message is counted as a wait for the core (net), not for
-// the data. Measured here: a halo exchange of 4 x 1 KiB among 4 users on
+// spinStallUS: on a host with more users than cores whose direct waits
+// spin (CSP_DIRECT_YIELD=off), a direct wait longer than this per message
+// is counted as a wait for the core (net), not for the data. Measured here: a halo exchange of 4 x 1 KiB among 4 users on
 // 2 cores with compute on the CPU waits about 900 us per message (plain
 // MPICH 4 ms per iteration; through the ghosts 0.7 ms), with sleep compute
 // about 18 us (offload gains nothing).
