@@ -47,3 +47,27 @@ func TestGhostSpin(t *testing.T) {
 		}
 	}
 }
+
+func TestDirectYieldPolicy(t *testing.T) {
+	cfg, err := readConfig(func(string) string { return "" })
+	assert.NoError(t, err)
+	// A core per user (ghosts do not count): MPICH's own spin.
+	on, why := directYield(cfg, 2, 2)
+	assert.False(t, on)
+	assert.Equal(t, "a core per user", why)
+	// More users than cores: yield.
+	on, why = directYield(cfg, 4, 2)
+	assert.True(t, on)
+	assert.Equal(t, "4 users on 2 cores", why)
+	// The environment wins either way.
+	for v, want := range map[string]bool{"on": true, "1": true, "off": false, "0": false, "auto": false} {
+		cfg, err = readConfig(func(k string) string { return map[string]string{"CSP_DIRECT_YIELD": v}[k] })
+		assert.NoError(t, err)
+		on, _ = directYield(cfg, 2, 8)
+		assert.Equal(t, want, on, "CSP_DIRECT_YIELD=%s, a core per user", v)
+		on, _ = directYield(cfg, 4, 2)
+		assert.Equal(t, want || v == "auto", on, "CSP_DIRECT_YIELD=%s, 4 users on 2 cores", v)
+	}
+	_, err = readConfig(func(k string) string { return map[string]string{"CSP_DIRECT_YIELD": "sometimes"}[k] })
+	assert.EqualError(t, err, `CasperII: CSP_DIRECT_YIELD="sometimes" is not valid; use auto, on or off`)
+}
