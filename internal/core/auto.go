@@ -368,7 +368,8 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 
 // spinStallUS: on a host with more users than cores whose direct waits
 // spin (CSP_DIRECT_YIELD=off), a direct wait longer than this per message
-// is counted as a wait for the core (net), not for the data. Measured here: a halo exchange of 4 x 1 KiB among 4 users on
+// is counted as a wait for the core (net), not for the data. Measured
+// here: a halo exchange of 4 x 1 KiB among 4 users on
 // 2 cores with compute on the CPU waits about 900 us per message (plain
 // MPICH 4 ms per iteration; through the ghosts 0.7 ms), with sleep compute
 // about 18 us (offload gains nothing).

@@ -227,9 +227,10 @@ const xferIdle = 0.25
 // took them for missing progress, and the table's difference between the
 // routes (8 us) for what offload costs (40 us): osubench's overlap loop
 // over TCP offloaded its calibration ping-pongs at every size, lost
-// there, and flapped. On the direct route the latest such epoch wins (the transport
-// is the job's, a regime of the host may change it, and a time too long
-// only makes the choice cautious); through the ghosts the shortest. It
+// there, and flapped. On the direct route the latest such epoch wins
+// (the transport is the job's, a regime of the host may change it, and a
+// time too long only makes the choice cautious); through the ghosts the
+// shortest. It
 // reports whether the epoch was such a one and ran direct (the same on
 // every member: the route and the sums are agreed).
 func (m *commState) learnXfer(win, waited, queue int64) bool {

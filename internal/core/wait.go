@@ -128,9 +128,10 @@ func DescribeWait(cfg Config) string {
 // reach its own sends, and MPICH 4's ch4 device never yields
 // (MPIR_CVAR_POLLS_BEFORE_YIELD is ch3's). Measured on 2 cores with
 // osubench's halo among 4 users (plain MPICH, the wait loop preloaded,
-// docs/design.md "Direct waits that yield"): busy compute 1 KiB 3975 ->
-// 725 us per iteration, 64 KiB 7875 -> 958, 1 MiB 8224 -> 6045; sleep
-// compute 737 -> 363, 4125 -> 519, 8713 -> 6089. Open MPI makes the same
+// docs/design.md section 7, "Users that wait on MPICH where users
+// outnumber cores"): busy compute 1 KiB 3975 -> 725 us per iteration,
+// 64 KiB 7875 -> 958, 1 MiB 8224 -> 6045; sleep compute 737 -> 363,
+// 4125 -> 519, 8713 -> 6089. Open MPI makes the same
 // choice when it finds a node oversubscribed (mpi_yield_when_idle).
 func directYield(cfg Config, hostUsers, hostCPUs int) (bool, string) {
 	switch cfg.DirectYield {

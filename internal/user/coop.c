@@ -170,35 +170,37 @@ static int req_done(MPI_Request r)
     return PMPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag;
 }
 
+/* ready: the call's requests are done (or none is active): make the
+ * blocking call, which returns at once. */
+static int ready(struct coop_call *c, int *done)
+{
+    *done = 1;
+    return c->block(c);
+}
+
 /* all_done polls for MPI_Wait and MPI_Waitall: every request complete
- * (null and inactive ones are), then the blocking call. */
+ * (null and inactive ones are). */
 static int all_done(struct coop_call *c, int *done)
 {
     for (; c->next < c->n; c->next++)
         if (!req_done(c->reqs[c->next]))
             return MPI_SUCCESS;
-    *done = 1;
-    return c->block(c);
+    return ready(c, done);
 }
 
 /* any_done polls for MPI_Waitany and MPI_Waitsome: some request complete,
- * or none active, then the blocking call. */
+ * or none active. */
 static int any_done(struct coop_call *c, int *done)
 {
-    int pending = 0;
+    int active = 0;
     for (int i = 0; i < c->n; i++) {
         if (c->reqs[i] == MPI_REQUEST_NULL)
             continue;
-        if (req_done(c->reqs[i])) {
-            pending = 0;
-            break;
-        }
-        pending = 1;
+        if (req_done(c->reqs[i]))
+            return ready(c, done);
+        active = 1;
     }
-    if (pending)
-        return MPI_SUCCESS; /* active requests, none complete */
-    *done = 1;              /* one complete, or none active: the call returns at once */
-    return c->block(c);
+    return active ? MPI_SUCCESS : ready(c, done);
 }
 
 static int wait1(struct coop_call *c) { return csp_mpich_wait(c->reqs, c->st); }
