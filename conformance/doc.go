@@ -72,15 +72,16 @@
 // complaint, and fails. A known difference that no longer shows is noted
 // (the fix is in: drop the line).
 //
-// # MPICH's one-sided tests
+// # MPICH's own tests
 //
-// mpich-rma.sh runs MPICH's own test/mpi/rma programs (from an MPICH
-// source tree; none of them is part of this repository) under plain MPICH
-// and under the library, and lists the tests that pass under one only
-// (docs/design.md section 11 has a run's findings):
+// mpich-tests.sh runs MPICH's own test programs of test/mpi directories
+// (rma, pt2pt, comm, coll, ...; from an MPICH source tree, none of them is
+// part of this repository, built with its dtpools) under plain MPICH and
+// under the library, and lists the tests that pass under one only
+// (docs/design.md sections 8 and 11 have runs' findings):
 //
-//	conformance/mpich-rma.sh ~/src/mpich                  # every test
-//	conformance/mpich-rma.sh ~/src/mpich '' 'adlb|large'  # some
+//	conformance/mpich-tests.sh ~/src/mpich rma                              # every rma test
+//	conformance/mpich-tests.sh ~/src/mpich pt2pt,comm '' 'large|sendself'   # some
 //
 // The runner is conformance_test.go, built only with the tag conformance
 // (it takes minutes, so it is not part of make test); runner_test.go,

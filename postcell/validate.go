@@ -41,7 +41,7 @@ type Limits struct {
 	TagUB     int    // the implementation's MPI_TAG_UB
 	Cells     uint32 // cells in the user's channel (Cancel targets)
 	Segments  uint32 // entries in the user's segment table
-	MaxBytes  uint64 // largest buffer the ghost posts (an MPI int count of bytes)
+	MaxBytes  uint64 // largest buffer the ghost posts (an MPI_Count of bytes: at most math.MaxInt64)
 	AnySource int32  // MPI_ANY_SOURCE of the MPI library
 	AnyTag    int32  // MPI_ANY_TAG of the MPI library
 	// SegmentSize returns the size of mapped segment seg as the ghost
@@ -153,8 +153,8 @@ func (r *Request) checkRoute(l *Limits, recv bool) error {
 
 // checkBuffer validates that [Off, Off+NBytes) lies in a mapped segment.
 func (r *Request) checkBuffer(l *Limits) error {
-	if r.NBytes > l.MaxBytes || r.NBytes > math.MaxInt32 {
-		return bad(ClassCount, "length", r.NBytes, "larger than one MPI operation carries (%d bytes)", min(l.MaxBytes, math.MaxInt32))
+	if r.NBytes > l.MaxBytes || r.NBytes > math.MaxInt64 {
+		return bad(ClassCount, "length", r.NBytes, "larger than one MPI operation carries (%d bytes)", min(l.MaxBytes, math.MaxInt64))
 	}
 	if r.NBytes == 0 && r.Seg == SegNone {
 		return nil

@@ -51,7 +51,7 @@ func newUser(g *Ghost, ui UserInfo) (*user, error) {
 		TagUB:       g.cfg.TagUB,
 		Cells:       ch.Hdr.Ncells,
 		Segments:    channel.MaxSegments,
-		MaxBytes:    math.MaxInt32,
+		MaxBytes:    math.MaxInt64, // counts beyond an int go to MPI_Isend_c (internal/mpi)
 		AnySource:   int32(mpi.AnySource),
 		AnyTag:      int32(mpi.AnyTag),
 		SegmentSize: u.segmentSize,

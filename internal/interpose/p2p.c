@@ -14,9 +14,12 @@
  * later change of route relies on.
  *
  * Large-count variants (_c) take the int path when the count fits an int.
- * A larger count cannot be offloaded (a cell carries at most INT_MAX bytes):
- * on an offloaded communicator it is the runtime's CSP_E_TOO_BIG error, on
- * any other it goes to PMPI.
+ * A larger count on an offloaded communicator is posted by the ghost with
+ * MPI's large-count calls (csp_*_c, internal/user/post.c) for the send
+ * modes and receives; MPI_Sendrecv_c, MPI_Sendrecv_replace_c and a
+ * MPI_Sendrecv_replace whose packed copy is 2 GiB or more are the
+ * runtime's CSP_E_TOO_BIG error there. On any other communicator a large
+ * count goes to PMPI.
  */
 #include "interpose.h"
 
@@ -118,17 +121,20 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, MPI_Comm c,
                                   void **tmp, int *bytes)
 {
-    int size = 0, rc;
+    MPI_Count size = 0;
+    int rc;
     *tmp = NULL;
     *bytes = 0;
-    if ((rc = PMPI_Pack_size(count, dt, MPI_COMM_SELF, &size)) != MPI_SUCCESS)
+    if ((rc = PMPI_Pack_size_c(count, dt, MPI_COMM_SELF, &size)) != MPI_SUCCESS)
         return csp_ip_raise(c, rc);
     if (size == 0)
         return MPI_SUCCESS;
+    if (size > INT_MAX) /* the packed copy travels with an int count */
+        return too_big(c);
     *tmp = csp_shared_alloc((size_t)size);
     if (!*tmp)
         return csp_error(c, CSP_E_NOMEM);
-    int pos = 0;
+    MPI_Count pos = 0;
     if ((rc = csp_pack(buf, count, dt, *tmp, size, &pos)) != MPI_SUCCESS) {
         csp_ip_free_tmp(*tmp);
         *tmp = NULL;
@@ -186,7 +192,7 @@ int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     if (FITS(count))
         return csp_isend(buf, (int)count, dt, dest, tag, c, req, 0);
     if (csp_ip_offloaded(c))
-        return too_big(c);
+        return csp_isend_c(buf, count, dt, dest, tag, c, req, 0);
     csp_direct_send(c, dest, count, dt);
     return PMPI_Isend_c(buf, count, dt, dest, tag, c, req);
 }
@@ -198,7 +204,7 @@ int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     if (FITS(count))
         return csp_isend(buf, (int)count, dt, dest, tag, c, req, 1);
     if (csp_ip_offloaded(c))
-        return too_big(c);
+        return csp_isend_c(buf, count, dt, dest, tag, c, req, 1);
     csp_direct_send(c, dest, count, dt);
     return PMPI_Issend_c(buf, count, dt, dest, tag, c, req);
 }
@@ -211,7 +217,8 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
         csp_direct_send(c, dest, count, dt);
         return PMPI_Ibsend_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_ibsend(buf, (int)count, dt, dest, tag, c, req) : too_big(c);
+    return FITS(count) ? csp_ibsend(buf, (int)count, dt, dest, tag, c, req)
+                       : csp_ibsend_c(buf, count, dt, dest, tag, c, req);
 }
 
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -222,7 +229,8 @@ int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
         csp_direct_send(c, dest, count, dt);
         return PMPI_Irsend_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0) : too_big(c);
+    return FITS(count) ? csp_isend(buf, (int)count, dt, dest, tag, c, req, 0)
+                       : csp_isend_c(buf, count, dt, dest, tag, c, req, 0);
 }
 
 int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -232,7 +240,7 @@ int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, M
     if (FITS(count))
         return csp_irecv(buf, (int)count, dt, src, tag, c, req);
     if (csp_ip_offloaded(c))
-        return too_big(c);
+        return csp_irecv_c(buf, count, dt, src, tag, c, req);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Irecv_c(buf, count, dt, src, tag, c, req);
     csp_direct_recv_posted(d, rc, *req);
@@ -246,7 +254,7 @@ int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
     if (FITS(count))
         return csp_send(buf, (int)count, dt, dest, tag, c, 0);
     if (csp_ip_offloaded(c))
-        return too_big(c);
+        return csp_send_c(buf, count, dt, dest, tag, c, 0);
     csp_direct_send(c, dest, count, dt);
     return PMPI_Send_c(buf, count, dt, dest, tag, c);
 }
@@ -258,7 +266,7 @@ int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
     if (FITS(count))
         return csp_send(buf, (int)count, dt, dest, tag, c, 1);
     if (csp_ip_offloaded(c))
-        return too_big(c);
+        return csp_send_c(buf, count, dt, dest, tag, c, 1);
     csp_direct_send(c, dest, count, dt);
     return PMPI_Ssend_c(buf, count, dt, dest, tag, c);
 }
@@ -271,7 +279,8 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         csp_direct_send(c, dest, count, dt);
         return PMPI_Bsend_c(buf, count, dt, dest, tag, c);
     }
-    return FITS(count) ? csp_bsend(buf, (int)count, dt, dest, tag, c) : too_big(c);
+    return FITS(count) ? csp_bsend(buf, (int)count, dt, dest, tag, c)
+                       : csp_bsend_c(buf, count, dt, dest, tag, c);
 }
 
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -282,7 +291,8 @@ int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         csp_direct_send(c, dest, count, dt);
         return PMPI_Rsend_c(buf, count, dt, dest, tag, c);
     }
-    return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0) : too_big(c);
+    return FITS(count) ? csp_send(buf, (int)count, dt, dest, tag, c, 0)
+                       : csp_send_c(buf, count, dt, dest, tag, c, 0);
 }
 
 int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -292,7 +302,7 @@ int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MP
     if (FITS(count))
         return csp_recv(buf, (int)count, dt, src, tag, c, st);
     if (csp_ip_offloaded(c))
-        return too_big(c);
+        return csp_recv_c(buf, count, dt, src, tag, c, st);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Recv_c(buf, count, dt, src, tag, c, st);
     csp_direct_recv_end(d, rc, 1);

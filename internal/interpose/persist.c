@@ -138,14 +138,12 @@ int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, M
 {
     if (!csp_is_msg(*msg))
         return PMPI_Mrecv_c(buf, count, dt, msg, st);
-    return FITS(count) ? csp_mrecv(buf, (int)count, dt, msg, st)
-                       : csp_error(csp_ip_world, CSP_E_TOO_BIG);
+    return csp_mrecv(buf, count, dt, msg, st);
 }
 
 int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req)
 {
     if (!csp_is_msg(*msg))
         return PMPI_Imrecv_c(buf, count, dt, msg, req);
-    return FITS(count) ? csp_imrecv(buf, (int)count, dt, msg, req)
-                       : csp_error(csp_ip_world, CSP_E_TOO_BIG);
+    return csp_imrecv(buf, count, dt, msg, req);
 }

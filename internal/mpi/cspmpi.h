@@ -21,6 +21,7 @@
 #ifndef CASPERII_CSPMPI_H
 #define CASPERII_CSPMPI_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -386,24 +387,28 @@ static inline int cspmpi_alltoall(const void *s, int sn, MPI_Datatype st, void *
 
 /* ---- point to point ---- */
 
-static inline cspmpi_iret cspmpi_isend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
+/* Counts beyond an int take MPI-4's large-count calls (a message of 2 GiB
+ * or more); every other count the classic ones. */
+#define CSPMPI_FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
+
+static inline cspmpi_iret cspmpi_isend(const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
 {
     cspmpi_iret r;
-    r.rc = PMPI_Isend(b, n, t, dest, tag, c, &r.v);
+    r.rc = CSPMPI_FITS(n) ? PMPI_Isend(b, (int)n, t, dest, tag, c, &r.v) : PMPI_Isend_c(b, n, t, dest, tag, c, &r.v);
     return r;
 }
 
-static inline cspmpi_iret cspmpi_issend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
+static inline cspmpi_iret cspmpi_issend(const void *b, MPI_Count n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
 {
     cspmpi_iret r;
-    r.rc = PMPI_Issend(b, n, t, dest, tag, c, &r.v);
+    r.rc = CSPMPI_FITS(n) ? PMPI_Issend(b, (int)n, t, dest, tag, c, &r.v) : PMPI_Issend_c(b, n, t, dest, tag, c, &r.v);
     return r;
 }
 
-static inline cspmpi_iret cspmpi_irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c)
+static inline cspmpi_iret cspmpi_irecv(void *b, MPI_Count n, MPI_Datatype t, int src, int tag, MPI_Comm c)
 {
     cspmpi_iret r;
-    r.rc = PMPI_Irecv(b, n, t, src, tag, c, &r.v);
+    r.rc = CSPMPI_FITS(n) ? PMPI_Irecv(b, (int)n, t, src, tag, c, &r.v) : PMPI_Irecv_c(b, n, t, src, tag, c, &r.v);
     return r;
 }
 
@@ -476,11 +481,11 @@ static inline cspmpi_sret cspmpi_mprobe(int src, int tag, MPI_Comm c, int want)
 }
 
 /* h = request, h2 = message after the call. */
-static inline cspmpi_sret cspmpi_imrecv(void *b, int n, MPI_Datatype t, MPI_Message m)
+static inline cspmpi_sret cspmpi_imrecv(void *b, MPI_Count n, MPI_Datatype t, MPI_Message m)
 {
     cspmpi_sret r;
     MPI_Request q = MPI_REQUEST_NULL;
-    r.rc = PMPI_Imrecv(b, n, t, &m, &q);
+    r.rc = CSPMPI_FITS(n) ? PMPI_Imrecv(b, (int)n, t, &m, &q) : PMPI_Imrecv_c(b, n, t, &m, &q);
     r.h = q;
     r.h2 = m;
     return r;

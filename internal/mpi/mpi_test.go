@@ -345,8 +345,13 @@ func TestErrors(t *testing.T) {
 	assert.Equal(t, mpi.ErrRank, mpi.ClassOf(err))
 	_, err = mpi.Irecv(unsafe.Pointer(&buf[0]), -1, mpi.Byte, peer, 0, c)
 	assert.Equal(t, mpi.ErrCount, mpi.ClassOf(err))
-	_, err = mpi.Isend(unsafe.Pointer(&buf[0]), 1<<40, mpi.Byte, peer, 0, c)
-	assert.Equal(t, mpi.ErrCount, mpi.ClassOf(err), "count overflowing a C int is caught by the binding")
+	_, err = mpi.Isend(unsafe.Pointer(&buf[0]), -5, mpi.Byte, peer, 0, c)
+	assert.Equal(t, mpi.ErrCount, mpi.ClassOf(err), "a negative count is caught by the binding")
+	// A count beyond a C int takes MPI_Isend_c (to MPI_PROC_NULL: nothing
+	// is read from the 1-byte buffer).
+	big, err := mpi.Isend(unsafe.Pointer(&buf[0]), 1<<33, mpi.Byte, mpi.ProcNull, 0, c)
+	require.NoError(t, err, "a count beyond a C int is MPI_Isend_c's")
+	require.NoError(t, mpi.Waitall([]mpi.Request{big}, nil))
 	_, err = mpi.Testsome(make([]mpi.Request, 2), make([]int32, 1), nil)
 	assert.Equal(t, mpi.ErrArg, mpi.ClassOf(err))
 	assert.Equal(t, mpi.Success, mpi.ClassOf(nil))

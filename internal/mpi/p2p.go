@@ -44,17 +44,19 @@ func want(st *Status) C.int {
 	return 0
 }
 
-// countErr reports a count that does not fit a C int.
-func countErr(fn string) error { return argError(ErrCount, fn, "count does not fit a C int") }
+// countErr reports a count that is negative or does not fit a C int.
+func countErr(fn string) error {
+	return argError(ErrCount, fn, "count is negative or does not fit a C int")
+}
 
-// Isend starts a standard-mode send of count elements of dt at buf.
-// buf must not be Go memory (see the package documentation).
+// Isend starts a standard-mode send of count elements of dt at buf (a
+// count beyond a C int takes MPI_Isend_c). buf must not be Go memory (see
+// the package documentation).
 func Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int, comm Comm) (Request, error) {
-	n, ok := cint(count)
-	if !ok {
+	if count < 0 {
 		return RequestNull, countErr("MPI_Isend")
 	}
-	r := C.cspmpi_isend(buf, n, dt.h, C.int(dest), C.int(tag), comm.h)
+	r := C.cspmpi_isend(buf, C.MPI_Count(count), dt.h, C.int(dest), C.int(tag), comm.h)
 	if r.rc != C.MPI_SUCCESS {
 		return RequestNull, newError(int(r.rc), "MPI_Isend")
 	}
@@ -63,11 +65,10 @@ func Isend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int, comm Comm)
 
 // Issend starts a synchronous-mode send. buf must not be Go memory.
 func Issend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int, comm Comm) (Request, error) {
-	n, ok := cint(count)
-	if !ok {
+	if count < 0 {
 		return RequestNull, countErr("MPI_Issend")
 	}
-	r := C.cspmpi_issend(buf, n, dt.h, C.int(dest), C.int(tag), comm.h)
+	r := C.cspmpi_issend(buf, C.MPI_Count(count), dt.h, C.int(dest), C.int(tag), comm.h)
 	if r.rc != C.MPI_SUCCESS {
 		return RequestNull, newError(int(r.rc), "MPI_Issend")
 	}
@@ -77,11 +78,10 @@ func Issend(buf unsafe.Pointer, count int, dt Datatype, dest, tag int, comm Comm
 // Irecv starts a receive of up to count elements of dt into buf.
 // buf must not be Go memory.
 func Irecv(buf unsafe.Pointer, count int, dt Datatype, source, tag int, comm Comm) (Request, error) {
-	n, ok := cint(count)
-	if !ok {
+	if count < 0 {
 		return RequestNull, countErr("MPI_Irecv")
 	}
-	r := C.cspmpi_irecv(buf, n, dt.h, C.int(source), C.int(tag), comm.h)
+	r := C.cspmpi_irecv(buf, C.MPI_Count(count), dt.h, C.int(source), C.int(tag), comm.h)
 	if r.rc != C.MPI_SUCCESS {
 		return RequestNull, newError(int(r.rc), "MPI_Irecv")
 	}
@@ -187,11 +187,10 @@ func Mprobe(source, tag int, comm Comm, st *Status) (Message, error) {
 // Imrecv starts receiving a matched message into buf and sets *m to
 // MessageNull. buf must not be Go memory.
 func Imrecv(buf unsafe.Pointer, count int, dt Datatype, m *Message) (Request, error) {
-	n, ok := cint(count)
-	if !ok {
+	if count < 0 {
 		return RequestNull, countErr("MPI_Imrecv")
 	}
-	r := C.cspmpi_imrecv(buf, n, dt.h, m.h)
+	r := C.cspmpi_imrecv(buf, C.MPI_Count(count), dt.h, m.h)
 	m.h = C.MPI_Message(r.h2)
 	if r.rc != C.MPI_SUCCESS {
 		return RequestNull, newError(int(r.rc), "MPI_Imrecv")

@@ -28,15 +28,16 @@ static void unpack_bounce(struct csp_op *op)
 {
     if (op->usize <= 0)
         return;
-    int whole = (int)(op->r.st_bytes / op->usize), part = (int)(op->r.st_bytes % op->usize);
-    int n = whole;
+    MPI_Count whole = op->r.st_bytes / op->usize, part = op->r.st_bytes % op->usize;
+    MPI_Count n = whole;
     /* From MPI_BOTTOM an element is only reachable as one of the first
      * whole + 1 (absolute addresses): pack them all, take the last. */
-    int bottom = op->ubuf == MPI_BOTTOM, k = bottom ? whole + 1 : 1;
+    int bottom = op->ubuf == MPI_BOTTOM;
+    MPI_Count k = bottom ? whole + 1 : 1;
     char *tmp = part ? malloc((size_t)op->usize * (size_t)k) : NULL;
     MPI_Aint lb, ext;
     if (tmp && PMPI_Type_get_extent(op->utype, &lb, &ext) == MPI_SUCCESS) {
-        int pos = 0;
+        MPI_Count pos = 0;
         const char *at = bottom ? MPI_BOTTOM : (char *)op->ubuf + (MPI_Aint)whole * ext;
         /* the part that did not arrive, as the element is in memory now */
         if (csp_pack(at, k, op->utype, tmp, op->usize * k, &pos) == MPI_SUCCESS) {
@@ -46,7 +47,7 @@ static void unpack_bounce(struct csp_op *op)
         }
     }
     free(tmp);
-    int pos = 0;
+    MPI_Count pos = 0;
     csp_unpack(op->bounce, n * op->usize, &pos, op->ubuf, n, op->utype);
 }
 

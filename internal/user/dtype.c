@@ -127,7 +127,7 @@ static int in_order(MPI_Datatype dt)
 }
 
 /* Size, lower bound and contiguity of count elements of dt. */
-int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig)
+int csp_type_info(MPI_Datatype dt, MPI_Count count, MPI_Count *size, MPI_Aint *lb, int *contig)
 {
     /* A basic type: contiguous, lower bound 0, no MPI call needed. */
     if ((*size = csp_builtin_size(dt)) > 0) {
@@ -135,7 +135,7 @@ int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *cont
         *contig = 1;
         return MPI_SUCCESS;
     }
-    int rc = PMPI_Type_size(dt, size);
+    int rc = PMPI_Type_size_c(dt, size);
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Aint tlb, text, elb, ext;
@@ -188,14 +188,14 @@ int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned)
  * addresses: MPICH's Pack and Unpack refuse a null buffer. The same bytes
  * are count elements of dt shifted by its true lower bound, from that
  * address: *shifted is such a type (free it), *base the address. */
-static int from_bottom(MPI_Datatype dt, int count, MPI_Datatype *shifted, char **base)
+static int from_bottom(MPI_Datatype dt, MPI_Count count, MPI_Datatype *shifted, char **base)
 {
     MPI_Aint tlb, text;
     int rc = PMPI_Type_get_true_extent(dt, &tlb, &text);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Aint d = -tlb;
-    if ((rc = PMPI_Type_create_struct(1, &count, &d, &dt, shifted)) != MPI_SUCCESS)
+    MPI_Count d = -tlb;
+    if ((rc = PMPI_Type_create_struct_c(1, &count, &d, &dt, shifted)) != MPI_SUCCESS)
         return rc;
     if ((rc = PMPI_Type_commit(shifted)) != MPI_SUCCESS) {
         PMPI_Type_free(shifted);
@@ -205,30 +205,30 @@ static int from_bottom(MPI_Datatype dt, int count, MPI_Datatype *shifted, char *
     return MPI_SUCCESS;
 }
 
-int csp_pack(const void *buf, int count, MPI_Datatype dt, void *out, int outsize, int *pos)
+int csp_pack(const void *buf, MPI_Count count, MPI_Datatype dt, void *out, MPI_Count outsize, MPI_Count *pos)
 {
     if (buf != MPI_BOTTOM || count == 0)
-        return PMPI_Pack(buf, count, dt, out, outsize, pos, MPI_COMM_SELF);
+        return PMPI_Pack_c(buf, count, dt, out, outsize, pos, MPI_COMM_SELF);
     MPI_Datatype t;
     char *base;
     int rc = from_bottom(dt, count, &t, &base);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Pack(base, 1, t, out, outsize, pos, MPI_COMM_SELF);
+    rc = PMPI_Pack_c(base, 1, t, out, outsize, pos, MPI_COMM_SELF);
     PMPI_Type_free(&t);
     return rc;
 }
 
-int csp_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype dt)
+int csp_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf, MPI_Count count, MPI_Datatype dt)
 {
     if (buf != MPI_BOTTOM || count == 0)
-        return PMPI_Unpack(in, insize, pos, buf, count, dt, MPI_COMM_SELF);
+        return PMPI_Unpack_c(in, insize, pos, buf, count, dt, MPI_COMM_SELF);
     MPI_Datatype t;
     char *base;
     int rc = from_bottom(dt, count, &t, &base);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = PMPI_Unpack(in, insize, pos, base, 1, t, MPI_COMM_SELF);
+    rc = PMPI_Unpack_c(in, insize, pos, base, 1, t, MPI_COMM_SELF);
     PMPI_Type_free(&t);
     return rc;
 }

@@ -18,8 +18,9 @@
 int csp_type_ref(MPI_Datatype dt, MPI_Datatype *ref, uint8_t *owned);
 /* Size, true lower bound and contiguity of count elements of dt: contig
  * when the message is the memory [buf + lb, + count * size) as is, in
- * order (dtype.c). */
-int csp_type_info(MPI_Datatype dt, int count, int *size, MPI_Aint *lb, int *contig);
+ * order (dtype.c). The size is an MPI_Count: a derived type may be 2 GiB
+ * or more. */
+int csp_type_info(MPI_Datatype dt, MPI_Count count, MPI_Count *size, MPI_Aint *lb, int *contig);
 
 /* MPICH encodes its basic types as builtin handles 0x4c00SSII (SS: the
  * size in bytes; contiguous, lower bound 0): the size of dt if it is one,

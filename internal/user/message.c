@@ -16,6 +16,7 @@
 #include "route.h"
 #include "submit.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 struct csp_msg {
@@ -144,7 +145,7 @@ int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
 }
 
 /* Build the receive op of matched message m into buf (the handle is used up). */
-static int msg_recv_op(struct csp_msg *m, void *buf, int count, MPI_Datatype dt,
+static int msg_recv_op(struct csp_msg *m, void *buf, MPI_Count count, MPI_Datatype dt,
                        struct csp_op **opp)
 {
     struct csp_comm *c = m->comm;
@@ -161,13 +162,18 @@ static int msg_recv_op(struct csp_msg *m, void *buf, int count, MPI_Datatype dt,
     return MPI_SUCCESS;
 }
 
-int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st)
+/* A count beyond an int (MPI_Mrecv_c, MPI_Imrecv_c) takes MPICH's _c call
+ * for a message that is not ours. */
+#define FITS_INT(n) ((n) >= INT_MIN && (n) <= INT_MAX)
+
+int csp_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st)
 {
     CSP_LOCK();
     struct csp_msg *m = msg_of(*msg);
     if (!m) {
         CSP_UNLOCK();
-        return PMPI_Mrecv(buf, count, dt, msg, st);
+        return FITS_INT(count) ? PMPI_Mrecv(buf, (int)count, dt, msg, st)
+                               : PMPI_Mrecv_c(buf, count, dt, msg, st);
     }
     struct csp_op *op;
     int rc = msg_recv_op(m, buf, count, dt, &op);
@@ -186,7 +192,7 @@ int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Statu
     return rc;
 }
 
-int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req)
+int csp_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req)
 {
     CSP_LOCK();
     struct csp_msg *m = msg_of(*msg);
@@ -203,7 +209,8 @@ int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Requ
     }
     if (!m) {
         CSP_UNLOCK();
-        return PMPI_Imrecv(buf, count, dt, msg, req);
+        return FITS_INT(count) ? PMPI_Imrecv(buf, (int)count, dt, msg, req)
+                               : PMPI_Imrecv_c(buf, count, dt, msg, req);
     }
     int rc = msg_recv_op(m, buf, count, dt, &op);
     if (rc == MPI_SUCCESS) {

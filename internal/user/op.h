@@ -42,10 +42,9 @@ struct csp_op {
     int src;               /* posted source (communicator rank) or MPI_ANY_SOURCE */
     struct csp_comm *comm; /* referenced communicator (status translation)        */
     int tag;               /* posted user tag or MPI_ANY_TAG                      */
-    int ucount;
-    void *ubuf;            /* application buffer (receives copied out of bounce)  */
     MPI_Datatype utype;
-    int usize;             /* size of one utype element in bytes                  */
+    void *ubuf;            /* application buffer (receives copied out of bounce)  */
+    MPI_Count usize;       /* size of one utype element in bytes                  */
     MPI_Aint ulb;          /* true lower bound of utype                           */
     void *bounce;          /* bounce block in the shared heap, or NULL            */
     /* the cell request line, kept until a cell is available (HELD) */

@@ -21,17 +21,21 @@
 
 /* Decide where the ghost finds op's bytes. For sends, a bounce block gets
  * a copy now; for receives the copy out happens when the op finishes. */
-static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt, int send,
+static int place(struct csp_op *op, const void *buf, MPI_Count count, MPI_Datatype dt, int send,
                  struct csp_comm *c)
 {
-    int size, contig;
+    int contig;
+    MPI_Count size;
     MPI_Aint lb;
     int rc = csp_type_info(dt, count, &size, &lb, &contig);
     if (rc != MPI_SUCCESS)
         return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+    /* A message of 2 GiB or more is posted by the ghost with MPI's
+     * large-count calls; only one that no MPI_Count holds is refused. */
+    if (size < 0 || (size > 0 && count > INT64_MAX / size))
+        return csp_error(c->comm, CSP_E_OVERFLOW);
     uint64_t nbytes = (uint64_t)count * (uint64_t)size;
     op->ubuf = (void *)buf;
-    op->ucount = count;
     op->utype = dt;
     op->ulb = lb;
     op->usize = size;
@@ -41,8 +45,6 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
     op->off = 0;
     if (nbytes == 0)
         return MPI_SUCCESS;
-    if (nbytes > INT_MAX)
-        return csp_error(c->comm, CSP_E_TOO_BIG);
     uint32_t seg;
     uint64_t off;
     const char *start = (const char *)buf + lb;
@@ -64,8 +66,8 @@ static int place(struct csp_op *op, const void *buf, int count, MPI_Datatype dt,
         if (contig) {
             memcpy(b, start, nbytes);
         } else {
-            int pos = 0;
-            rc = csp_pack(buf, count, dt, b, (int)nbytes, &pos);
+            MPI_Count pos = 0;
+            rc = csp_pack(buf, count, dt, b, (MPI_Count)nbytes, &pos);
             if (rc != MPI_SUCCESS) {
                 csp_heap_free(csp_u.heap, b);
                 return PMPI_Comm_call_errhandler(c->comm, rc), rc;
@@ -173,7 +175,7 @@ static int check_tag(int tag, int wildcard_ok)
 }
 
 /* Build a send op (not yet submitted); *opp receives it. */
-int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+int csp_post_send(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                   struct csp_comm *c, int sync, struct csp_op **opp)
 {
     int e;
@@ -204,7 +206,7 @@ int csp_post_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     return MPI_SUCCESS;
 }
 
-int csp_post_recv(uint8_t kind, void *buf, int count, MPI_Datatype dt, int src, int tag,
+int csp_post_recv(uint8_t kind, void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
                      struct csp_comm *c, struct csp_op **opp)
 {
     int e;
@@ -314,7 +316,7 @@ static inline int direct_fast_sent(struct csp_comm *c, int dest, int count, MPI_
 }
 
 /* The offloaded half of csp_isend; the lock is held and released here. */
-static __attribute__((noinline)) int isend_ghost(const void *buf, int count, MPI_Datatype dt,
+static __attribute__((noinline)) int isend_ghost(const void *buf, MPI_Count count, MPI_Datatype dt,
                                                  int dest, int tag, struct csp_comm *c,
                                                  MPI_Request *req, int sync)
 {
@@ -382,7 +384,7 @@ int csp_post_null_recv(MPI_Comm comm, struct csp_op **done)
 }
 
 /* The offloaded half of csp_irecv; the lock is held and released here. */
-static __attribute__((noinline)) int irecv_ghost(void *buf, int count, MPI_Datatype dt, int src,
+static __attribute__((noinline)) int irecv_ghost(void *buf, MPI_Count count, MPI_Datatype dt, int src,
                                                  int tag, struct csp_comm *c, MPI_Request *req)
 {
     MPI_Comm comm = c->comm;
@@ -439,7 +441,7 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 }
 
 /* The offloaded half of csp_send; the lock is held and released here. */
-static __attribute__((noinline)) int send_ghost(const void *buf, int count, MPI_Datatype dt,
+static __attribute__((noinline)) int send_ghost(const void *buf, MPI_Count count, MPI_Datatype dt,
                                                 int dest, int tag, struct csp_comm *c, int sync)
 {
     struct csp_op *op;
@@ -495,7 +497,7 @@ int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI
 }
 
 /* The offloaded half of csp_recv; the lock is held and released here. */
-static __attribute__((noinline)) int recv_ghost(void *buf, int count, MPI_Datatype dt, int src,
+static __attribute__((noinline)) int recv_ghost(void *buf, MPI_Count count, MPI_Datatype dt, int src,
                                                 int tag, struct csp_comm *c, MPI_Status *st)
 {
     struct csp_op *op;
@@ -616,7 +618,7 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
  * message is copied into the shared heap at once and sent detached, so the
  * call completes locally as buffered mode promises, whatever the receiver
  * does. The heap plays the attached buffer's part (it grows as needed). */
-static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+static int bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  struct csp_comm *c)
 {
     struct csp_op *op;
@@ -649,7 +651,7 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
  * returns in *done a record that is complete already: buffered mode
  * completes locally once the data is copied (MPI_Ibsend, and each
  * MPI_Start of an MPI_Bsend_init request). */
-int csp_post_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+int csp_post_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                    struct csp_comm *c, struct csp_op **done)
 {
     int rc = bsend(buf, count, dt, dest, tag, c);
@@ -668,6 +670,111 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
         csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
         return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
+    }
+    struct csp_op *done;
+    int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);
+    if (rc == MPI_SUCCESS)
+        csp_req_start(&done->r, req);
+    CSP_UNLOCK();
+    return rc;
+}
+
+/*
+ * Large counts: the _c calls whose count does not fit an int, which the
+ * interposer found on an offloaded communicator (internal/interpose/p2p.c).
+ * The same offloaded halves post them, and the ghost hands MPICH counts
+ * beyond an int through its large-count calls. A communicator that took
+ * the direct route meanwhile (a switch) goes to MPICH's own _c call.
+ */
+
+int csp_isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *req, int sync)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (c && c->algo != CSP_ALGO_OFF && dest != MPI_PROC_NULL)
+        return isend_ghost(buf, count, dt, dest, tag, c, req, sync);
+    csp_u.n_direct++;
+    csp_route_sent_on(c, dest, count, dt);
+    CSP_UNLOCK();
+    return sync ? PMPI_Issend_c(buf, count, dt, dest, tag, comm, req)
+                : PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
+}
+
+int csp_irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                MPI_Request *req)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (c && c->algo != CSP_ALGO_OFF)
+        return irecv_ghost(buf, count, dt, src, tag, c, req);
+    csp_u.n_direct++;
+    struct csp_comm *d = csp_route_recv_on(c, src);
+    CSP_UNLOCK();
+    int rc = PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
+    csp_route_recv_posted(d, rc, *req);
+    return rc;
+}
+
+int csp_send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, int sync)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (c && c->algo != CSP_ALGO_OFF && dest != MPI_PROC_NULL)
+        return send_ghost(buf, count, dt, dest, tag, c, sync);
+    csp_u.n_direct++;
+    csp_route_sent_on(c, dest, count, dt);
+    CSP_UNLOCK();
+    return sync ? PMPI_Ssend_c(buf, count, dt, dest, tag, comm)
+                : PMPI_Send_c(buf, count, dt, dest, tag, comm);
+}
+
+int csp_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+               MPI_Status *st)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (c && c->algo != CSP_ALGO_OFF && src != MPI_PROC_NULL)
+        return recv_ghost(buf, count, dt, src, tag, c, st);
+    csp_u.n_direct++;
+    struct csp_comm *d = csp_route_recv_on(c, src);
+    CSP_UNLOCK();
+    int rc = PMPI_Recv_c(buf, count, dt, src, tag, comm, st);
+    csp_route_recv_done(d, rc, 1);
+    return rc;
+}
+
+int csp_bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        csp_route_sent_on(c, dest, count, dt);
+        CSP_UNLOCK();
+        return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
+    }
+    int rc = bsend(buf, count, dt, dest, tag, c);
+    CSP_UNLOCK();
+    return rc;
+}
+
+int csp_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req)
+{
+    CSP_LOCK();
+    csp_pump();
+    struct csp_comm *c = csp_comm_get(comm);
+    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
+        csp_route_sent_on(c, dest, count, dt);
+        CSP_UNLOCK();
+        return PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
     }
     struct csp_op *done;
     int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);

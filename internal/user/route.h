@@ -59,7 +59,7 @@ void csp_route_watch(MPI_Comm comm, int on, struct csp_fam *fam);
 int csp_prof_type_size(MPI_Datatype dt);
 /* A message of count elements of size bytes each was sent on c, prof
  * set: count it and open the window in flight. */
-static inline void csp_prof_sent_bytes(struct csp_comm *c, int count, int size)
+static inline void csp_prof_sent_bytes(struct csp_comm *c, MPI_Count count, int size)
 {
     uint64_t bytes = (uint64_t)(count > 0 ? count : 0) * (uint64_t)size;
     c->ep_msgs++;
@@ -69,7 +69,7 @@ static inline void csp_prof_sent_bytes(struct csp_comm *c, int count, int size)
 }
 /* A message of count elements of dt was sent on c. Inline: while an auto
  * communicator exists, every direct send counts. */
-static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
+static inline void csp_prof_sent(struct csp_comm *c, MPI_Count count, MPI_Datatype dt)
 {
     if (__builtin_expect(csp_u.prof != 0, 0) && c) {
         int size = csp_builtin_size(dt);
@@ -82,7 +82,7 @@ static inline void csp_prof_sent(struct csp_comm *c, int count, MPI_Datatype dt)
 /* Count a send straight to MPICH on c's direct route (prof.c too), lock
  * held; c may be NULL or not direct: then nothing. Inline: every direct
  * post counts. */
-static inline void csp_route_sent_on(struct csp_comm *c, int dest, int count, MPI_Datatype dt)
+static inline void csp_route_sent_on(struct csp_comm *c, int dest, MPI_Count count, MPI_Datatype dt)
 {
     if (c && c->algo == CSP_ALGO_OFF && dest != MPI_PROC_NULL) {
         c->sent++;

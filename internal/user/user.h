@@ -105,6 +105,7 @@ enum csp_errmsg {
     CSP_E_ANYSRC_DUP,
     CSP_E_NOMEM,
     CSP_E_TOO_BIG,
+    CSP_E_OVERFLOW,
     CSP_E_GHOST_GONE,
     CSP_E_ACTIVE,
     CSP_E_BAD_REQUEST,
@@ -635,6 +636,22 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
 int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req);
 
+/* The _c calls whose count does not fit an int, on a communicator found
+ * offloaded: offloaded still, the ghost posts them with MPI's large-count
+ * calls; else MPICH's _c call (post.c). */
+int csp_isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm, MPI_Request *req, int sync);
+int csp_irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                MPI_Request *req);
+int csp_send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+               MPI_Comm comm, int sync);
+int csp_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+               MPI_Status *st);
+int csp_bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                MPI_Comm comm);
+int csp_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *req);
+
 /* A deferred operation (no cell): a record the Wait/Test family polls
  * with poll(r) (lock held; r->ctx is ctx) until it returns 1, then completes;
  * poll fills the record's result. Gives the application its handle in
@@ -666,8 +683,8 @@ static inline int csp_is_preq(MPI_Request r)
 
 int csp_improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *st);
 int csp_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st);
-int csp_mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st);
-int csp_imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req);
+int csp_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st);
+int csp_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req);
 
 /* sync: 0 standard, 1 synchronous, CSP_SEND_BUFFERED buffered,
  * CSP_SEND_READY ready (MPI_Rsend_init: a standard send once started). */
@@ -716,10 +733,10 @@ int csp_shared_remove_external(uint32_t seg);
 int csp_shared_hide_external(uint32_t seg, int hide);
 
 /* ---- datatypes (dtype.c; the rest: dtype.h) ---- */
-/* PMPI_Pack / PMPI_Unpack over MPI_COMM_SELF, from or into MPI_BOTTOM
+/* PMPI_Pack_c / PMPI_Unpack_c over MPI_COMM_SELF, from or into MPI_BOTTOM
  * too (which MPICH's refuse as a null buffer) (dtype.c). */
-int csp_pack(const void *buf, int count, MPI_Datatype dt, void *out, int outsize, int *pos);
-int csp_unpack(const void *in, int insize, int *pos, void *buf, int count, MPI_Datatype dt);
+int csp_pack(const void *buf, MPI_Count count, MPI_Datatype dt, void *out, MPI_Count outsize, MPI_Count *pos);
+int csp_unpack(const void *in, MPI_Count insize, MPI_Count *pos, void *buf, MPI_Count count, MPI_Datatype dt);
 
 /* ---- lending the core to the ghost (coop.c) ---- */
 /* PMPI_Probe / PMPI_Mprobe, the same way. */

@@ -1,15 +1,17 @@
 #!/bin/bash
-# mpich-rma.sh: MPICH's own one-sided tests (test/mpi/rma of an MPICH
-# source tree, not part of this repository) under plain MPICH and under
-# the library, side by side. Each test of its testlist.in runs with its
-# process count under plain MPICH, then with twice as many under the
-# library (CSP_NODE_SIZE=2, CSP_NG=1: a ghost per user, as the
-# conformance run does). A test passes when it prints "No Errors" and
-# exits 0. Prints one line per test and, at the end, the tests that pass
-# under only one of the two; exits 1 if one passes under plain MPICH only.
+# mpich-tests.sh: MPICH's own tests (test/mpi/DIR of an MPICH source
+# tree, not part of this repository: rma, pt2pt, comm, coll, ...) under
+# plain MPICH and under the library, side by side. Each test of a
+# directory's testlist.in runs with its process count under plain MPICH,
+# then with twice as many under the library (CSP_NODE_SIZE=2, CSP_NG=1:
+# a ghost per user, as the conformance run does). A test passes when it
+# prints "No Errors" and exits 0. Prints one line per test and, at the
+# end, the tests that pass under only one of the two; exits 1 if one
+# passes under plain MPICH only.
 #
-#   conformance/mpich-rma.sh MPICH_SRC [LIB] [REGEX]
+#   conformance/mpich-tests.sh MPICH_SRC DIRS [LIB] [REGEX]
 #
+# DIRS is a comma-separated list of test/mpi directories (rma,pt2pt).
 # MPICH_SRC is a checkout of pmodels/mpich (for example the `fetch` of
 # github:pmodels/mpich, `git archive HEAD test/mpi | tar -x`); LIB
 # defaults to lib/libcasperii.so; REGEX selects tests by name. Tests of 8
@@ -17,12 +19,21 @@
 # plain run gets 60 s, a library run 120 s. MPI jobs take
 # /tmp/casperii-mpi.lock, as the other benchmarks do.
 set -u
-src=$(realpath "${1:?usage: mpich-rma.sh MPICH_SRC [LIB] [REGEX]}") || exit 2
+usage="usage: mpich-tests.sh MPICH_SRC DIRS [LIB] [REGEX]"
+src=$(realpath "${1:?$usage}") || exit 2
+dirs=${2:?$usage}
 here=$(cd "$(dirname "$0")/.." && pwd)
-lib=$(realpath "${2:-$here/lib/libcasperii.so}") || exit 2
-pick=${3:-.}
+lib=$(realpath "${3:-$here/lib/libcasperii.so}") || exit 2
+pick=${4:-.}
 t=$src/test/mpi
-[ -f "$t/rma/testlist.in" ] || { echo "mpich-rma.sh: no $t/rma/testlist.in" >&2; exit 2; }
+# A directory's list of tests: testlist.in, or testlist where configure
+# makes nothing of it.
+testlist() { # dir
+    if [ -f "$t/$1/testlist.in" ]; then echo "$t/$1/testlist.in"; else echo "$t/$1/testlist"; fi
+}
+for d in ${dirs//,/ }; do
+    [ -f "$(testlist "$d")" ] || { echo "mpich-tests.sh: no $t/$d/testlist(.in)" >&2; exit 2; }
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/inc" "$work/bin"
@@ -43,18 +54,28 @@ cat >"$work/inc/mpitestconf.h" <<'EOF'
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 EOF
 : >"$work/inc/mtest_mpix.h"
-cc="mpicc.mpich -O1 -w -I$work/inc -I$t/include"
+cc="mpicc.mpich -O1 -w -I$work/inc -I$t/include -I$work/dtp/inc -I$t/dtpools/include"
 for u in mtest mtest_common mtest_thread; do
     $cc -c "$t/util/$u.c" -o "$work/$u.o" || exit 1
 done
-# Per-program sources and flags from Makefile.am (variants of one file).
-mk=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$t/rma/Makefile.am")
-build() { # name
-    local n=$1 srcs flags
+# dtpools, the pools of derived datatypes many tests draw from, with the
+# configure-made header it includes as ../dtpoolsconf.h (found through
+# $work/dtp/inc).
+mkdir -p "$work/dtp/inc"
+printf '#define HAVE_%s 1\n' STDLIB_H STRING_H LIMITS_H STDINT_H STRDUP MEMSET >"$work/dtp/dtpoolsconf.h"
+for f in "$t"/dtpools/src/*.c; do
+    $cc -c "$f" -o "$work/dtp_$(basename "$f" .c).o" || exit 1
+done
+# Per-program sources and flags from the directory's Makefile.am
+# (variants of one file).
+build() { # dir name
+    local d=$1 n=$2 mk srcs flags
+    mk=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$t/$d/Makefile.am")
     srcs=$(echo "$mk" | sed -n "s/^${n}_SOURCES *= *//p")
     flags=$(echo "$mk" | sed -n "s/^${n}_CPPFLAGS *= *//p" | sed 's/\$(AM_CPPFLAGS)//')
     [ -n "$srcs" ] || srcs=$n.c
-    (cd "$t/rma" && $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$n") 2>/dev/null
+    mkdir -p "$work/bin/$d"
+    (cd "$t/$d" && $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$d/$n") 2>/dev/null
 }
 run() { # seconds cmd...: prints ok, timeout or the exit code
     local s=$1 out rc
@@ -67,9 +88,10 @@ run() { # seconds cmd...: prints ok, timeout or the exit code
     else echo "rc=$rc"; fi
 }
 worse=() better=()
+for d in ${dirs//,/ }; do
 while read -r name np rest; do
     case "$name" in '' | '#'* | *@*) continue ;; esac
-    echo "$name" | grep -Eq "$pick" || continue
+    echo "$d/$name" | grep -Eq "$pick" || continue
     args=() skip=
     for kv in $rest; do
         case "$kv" in
@@ -79,21 +101,22 @@ while read -r name np rest; do
         esac
     done
     [ "$np" -ge 8 ] && skip="np>=8"
-    if [ -z "$skip" ] && [ ! -x "$work/bin/$name" ] && ! build "$name"; then skip="does not build"; fi
+    if [ -z "$skip" ] && [ ! -x "$work/bin/$d/$name" ] && ! build "$d" "$name"; then skip="does not build"; fi
     if [ -n "$skip" ]; then
-        echo "$name ${args[*]} np=$np: skipped ($skip)"
+        echo "$d/$name ${args[*]} np=$np: skipped ($skip)"
         continue
     fi
-    p=$(run 60 mpiexec.mpich -n "$np" "$work/bin/$name" "${args[@]}")
+    p=$(run 60 mpiexec.mpich -n "$np" "$work/bin/$d/$name" "${args[@]}")
     l=$(run 120 mpiexec.mpich -n $((2 * np)) -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 \
-        -genv LD_PRELOAD "$lib" "$work/bin/$name" "${args[@]}")
-    echo "$name ${args[*]} np=$np: plain $p, library $l"
+        -genv LD_PRELOAD "$lib" "$work/bin/$d/$name" "${args[@]}")
+    echo "$d/$name ${args[*]} np=$np: plain $p, library $l"
     if [ "$p" = ok ] && [ "$l" != ok ]; then
-        worse+=("$name ${args[*]} np=$np: plain $p, library $l")
+        worse+=("$d/$name ${args[*]} np=$np: plain $p, library $l")
     elif [ "$p" != ok ] && [ "$l" = ok ]; then
-        better+=("$name ${args[*]} np=$np: plain $p, library $l")
+        better+=("$d/$name ${args[*]} np=$np: plain $p, library $l")
     fi
-done <"$t/rma/testlist.in"
+done <"$(testlist "$d")"
+done
 echo "# ${#worse[@]} pass under plain MPICH only"
 for d in "${worse[@]}"; do echo "  $d"; done
 echo "# ${#better[@]} pass under the library only (plain MPICH fails or times out)"
