@@ -140,7 +140,7 @@ func (g *Ghost) post(u *user, cell uint32, r *postcell.Request) {
 		g.fail(u, cell, r.Gen, errClass(err), err)
 		return
 	}
-	g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: r.Op})
+	g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: r.Op, bytes: r.NBytes})
 	g.Stats.Posted++
 }
 
@@ -148,6 +148,7 @@ func (g *Ghost) post(u *user, cell uint32, r *postcell.Request) {
 func (g *Ghost) track(req mpi.Request, p pending) {
 	g.reqs = append(g.reqs, req)
 	g.pend = append(g.pend, p)
+	g.largest = max(g.largest, p.bytes)
 }
 
 // mrecv receives arrival a (matched by the ghost or a user's Mprobe) into
@@ -158,7 +159,7 @@ func (g *Ghost) mrecv(u *user, cell uint32, r *postcell.Request, a *arrival) {
 		g.fail(u, cell, r.Gen, errClass(err), err)
 		return
 	}
-	g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: postcell.OpRecv})
+	g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: postcell.OpRecv, bytes: r.NBytes})
 	g.Stats.Posted++
 }
 
@@ -308,11 +309,13 @@ func (g *Ghost) test() int {
 	}
 	// Compact: drop completed entries (Testsome set them to MPI_REQUEST_NULL).
 	w := 0
+	g.largest = 0
 	for i := range g.reqs {
 		if g.reqs[i].IsNull() {
 			continue
 		}
 		g.reqs[w], g.pend[w] = g.reqs[i], g.pend[i]
+		g.largest = max(g.largest, g.pend[w].bytes)
 		w++
 	}
 	for i := w; i < len(g.pend); i++ {

@@ -270,7 +270,7 @@ func (m *matcher) postSsend(u *user, cell uint32, r *postcell.Request) {
 	key := syncKey{peer: r.Peer, tag: int32(uint32(r.Tag) &^ m.flags)}
 	q.syncs[key] = append(q.syncs[key], s)
 	q.nsync++
-	m.g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: postcell.OpSsend, sync: s})
+	m.g.track(req, pending{u: u, cell: cell, gen: r.Gen, op: postcell.OpSsend, sync: s, bytes: r.NBytes})
 	m.g.Stats.Posted++
 }
 
