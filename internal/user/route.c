@@ -205,7 +205,7 @@ void csp_direct_send(MPI_Comm comm, int dest, MPI_Count count, MPI_Datatype dt)
     struct csp_comm *c = csp_route_of(comm);
     if (c) {
         c->sent++;
-        csp_prof_sent(c, count > INT_MAX ? INT_MAX : (int)count, dt);
+        csp_prof_sent(c, count, dt);
     }
     CSP_UNLOCK();
 }
