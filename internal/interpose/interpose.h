@@ -126,8 +126,8 @@ CSP_IP_HIDDEN int csp_ip_created(MPI_Comm parent, MPI_Comm newcomm, MPI_Info inf
 /* Pack count elements of buf into a block of the shared heap (the send
  * half of a replace then needs no bounce copy); *tmp is NULL when there are
  * no bytes. Errors are raised on c. Free with csp_ip_free_tmp. */
-CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, MPI_Comm c,
-                                  void **tmp, int *bytes);
+CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, MPI_Count count, MPI_Datatype dt, MPI_Comm c,
+                                  void **tmp, MPI_Count *bytes);
 CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp);
 /* Remember code's message for MPI_Error_string (errstring.c). */
 CSP_IP_HIDDEN void csp_ip_errtext_add(int code, const char *msg);

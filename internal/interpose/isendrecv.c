@@ -52,8 +52,8 @@ static int pair_poll(struct csp_req *op)
 
 /* Post both halves on the offloaded communicator c and bind them to one
  * request. tmp (may be NULL) is freed when the pair completes or fails. */
-static int post_pair(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-                     void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm c,
+static int post_pair(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
+                     void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm c,
                      MPI_Request *req, void *tmp)
 {
     struct pair *p = calloc(1, sizeof(*p));
@@ -63,9 +63,11 @@ static int post_pair(const void *sbuf, int scount, MPI_Datatype stype, int dest,
     }
     p->tmp = tmp;
     p->req[0] = p->req[1] = MPI_REQUEST_NULL;
-    int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, c, &p->req[0]);
+    int rc = FITS(rcount) ? csp_irecv(rbuf, (int)rcount, rtype, src, rtag, c, &p->req[0])
+                          : csp_irecv_c(rbuf, rcount, rtype, src, rtag, c, &p->req[0]);
     if (rc == MPI_SUCCESS)
-        rc = csp_isend(sbuf, scount, stype, dest, stag, c, &p->req[1], 0);
+        rc = FITS(scount) ? csp_isend(sbuf, (int)scount, stype, dest, stag, c, &p->req[1], 0)
+                          : csp_isend_c(sbuf, scount, stype, dest, stag, c, &p->req[1], 0);
     if (rc == MPI_SUCCESS) {
         /* A deferred operation: no cell; the Wait/Test family polls it
          * (MPI_Cancel has nothing to forward to the ghost for it). */
@@ -100,18 +102,19 @@ static int isendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
                      NULL);
 }
 
-static int isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+static int isendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
                              int rtag, MPI_Comm c, MPI_Request *req)
 {
     if (!csp_ip_offloaded(c)) {
         csp_direct_send(c, dest, count, dt);
         struct csp_comm *d = csp_direct_recv(c, src);
-        int rc = PMPI_Isendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, req);
+        int rc = FITS(count) ? PMPI_Isendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, req)
+                             : PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, req);
         csp_direct_recv_posted(d, rc, *req);
         return rc;
     }
     void *tmp;
-    int bytes;
+    MPI_Count bytes;
     int rc = csp_ip_pack_tmp(buf, count, dt, c, &tmp, &bytes);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -141,7 +144,7 @@ int MPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int 
         return isendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, src,
                          rtag, c, req);
     if (csp_ip_offloaded(c))
-        return csp_error(c, CSP_E_TOO_BIG);
+        return post_pair(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, req, NULL);
     csp_direct_send(c, dest, scount, stype);
     struct csp_comm *d = csp_direct_recv(c, src);
     int rc = PMPI_Isendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c,
@@ -153,14 +156,5 @@ int MPI_Isendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int 
 int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
                             int src, int rtag, MPI_Comm comm, MPI_Request *req)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    if (FITS(count))
-        return isendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, req);
-    if (csp_ip_offloaded(c))
-        return csp_error(c, CSP_E_TOO_BIG);
-    csp_direct_send(c, dest, count, dt);
-    struct csp_comm *d = csp_direct_recv(c, src);
-    int rc = PMPI_Isendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, req);
-    csp_direct_recv_posted(d, rc, *req);
-    return rc;
+    return isendrecv_replace(buf, count, dt, dest, stag, src, rtag, csp_ip_map(comm), req);
 }

@@ -15,22 +15,14 @@
  *
  * Large-count variants (_c) take the int path when the count fits an int.
  * A larger count on an offloaded communicator is posted by the ghost with
- * MPI's large-count calls (csp_*_c, internal/user/post.c) for the send
- * modes and receives; MPI_Sendrecv_c, MPI_Sendrecv_replace_c and a
- * MPI_Sendrecv_replace whose packed copy is 2 GiB or more are the
- * runtime's CSP_E_TOO_BIG error there. On any other communicator a large
- * count goes to PMPI.
+ * MPI's large-count calls (csp_*_c, internal/user/post.c; csp_sendrecv
+ * takes MPI_Counts); on any other communicator it goes to PMPI.
  */
 #include "interpose.h"
 
 #include <limits.h>
 
 #define FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
-
-static inline int too_big(MPI_Comm c)
-{
-    return csp_error(c, CSP_E_TOO_BIG);
-}
 
 /* ---- nonblocking ---- */
 
@@ -118,8 +110,8 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 
 /* Pack count elements of buf into a block of the shared heap (so the send
  * half needs no bounce copy). *tmp is NULL when there is nothing to send. */
-CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, MPI_Comm c,
-                                  void **tmp, int *bytes)
+CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, MPI_Count count, MPI_Datatype dt, MPI_Comm c,
+                                  void **tmp, MPI_Count *bytes)
 {
     MPI_Count size = 0;
     int rc;
@@ -129,8 +121,6 @@ CSP_IP_HIDDEN int csp_ip_pack_tmp(const void *buf, int count, MPI_Datatype dt, M
         return csp_ip_raise(c, rc);
     if (size == 0)
         return MPI_SUCCESS;
-    if (size > INT_MAX) /* the packed copy travels with an int count */
-        return too_big(c);
     *tmp = csp_shared_alloc((size_t)size);
     if (!*tmp)
         return csp_error(c, CSP_E_NOMEM);
@@ -148,18 +138,20 @@ CSP_IP_HIDDEN void csp_ip_free_tmp(void *tmp) { csp_shared_free(tmp); }
 
 /* Sendrecv_replace on the mapped communicator c. Offloaded: the send half
  * leaves from a packed copy, so the receive may land in buf at once. */
-static int sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+static int sendrecv_replace(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag, int src,
                             int rtag, MPI_Comm c, MPI_Status *st)
 {
     if (!csp_ip_offloaded(c)) {
         csp_direct_send(c, dest, count, dt);
         struct csp_comm *d = csp_direct_recv(c, src);
-        int rc = PMPI_Sendrecv_replace(buf, count, dt, dest, stag, src, rtag, c, st);
+        int rc = FITS(count) ? PMPI_Sendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, st)
+                             : PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, st);
         csp_direct_recv_end(d, rc, 1);
         return rc;
     }
     void *tmp;
-    int bytes, rc;
+    MPI_Count bytes;
+    int rc;
     if ((rc = csp_ip_pack_tmp(buf, count, dt, c, &tmp, &bytes)) != MPI_SUCCESS)
         return rc;
     rc = csp_sendrecv(tmp, bytes, MPI_PACKED, dest, stag, buf, count, dt, src, rtag, c, st);
@@ -313,30 +305,12 @@ int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int d
                    void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int src, int rtag,
                    MPI_Comm comm, MPI_Status *st)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    if (FITS(scount) && FITS(rcount))
-        return csp_sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, src,
-                            rtag, c, st);
-    if (csp_ip_offloaded(c))
-        return too_big(c);
-    csp_direct_send(c, dest, scount, stype);
-    struct csp_comm *d = csp_direct_recv(c, src);
-    int rc = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, c, st);
-    csp_direct_recv_end(d, rc, 1);
-    return rc;
+    return csp_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                        csp_ip_map(comm), st);
 }
 
 int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
                            int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
-    MPI_Comm c = csp_ip_map(comm);
-    if (FITS(count))
-        return sendrecv_replace(buf, (int)count, dt, dest, stag, src, rtag, c, st);
-    if (csp_ip_offloaded(c))
-        return too_big(c);
-    csp_direct_send(c, dest, count, dt);
-    struct csp_comm *d = csp_direct_recv(c, src);
-    int rc = PMPI_Sendrecv_replace_c(buf, count, dt, dest, stag, src, rtag, c, st);
-    csp_direct_recv_end(d, rc, 1);
-    return rc;
+    return sendrecv_replace(buf, count, dt, dest, stag, src, rtag, csp_ip_map(comm), st);
 }

@@ -82,8 +82,7 @@ int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
         csp_direct_pin(c);
         return PMPI_Send_init_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, 0)
-                       : csp_error(c, CSP_E_TOO_BIG);
+    return csp_send_init(buf, count, dt, dest, tag, c, req, 0);
 }
 
 int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -94,8 +93,7 @@ int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
         csp_direct_pin(c);
         return PMPI_Ssend_init_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, 1)
-                       : csp_error(c, CSP_E_TOO_BIG);
+    return csp_send_init(buf, count, dt, dest, tag, c, req, 1);
 }
 
 int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -106,8 +104,7 @@ int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
         csp_direct_pin(c);
         return PMPI_Bsend_init_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, CSP_SEND_BUFFERED)
-                       : csp_error(c, CSP_E_TOO_BIG);
+    return csp_send_init(buf, count, dt, dest, tag, c, req, CSP_SEND_BUFFERED);
 }
 
 int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -118,8 +115,7 @@ int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest
         csp_direct_pin(c);
         return PMPI_Rsend_init_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_send_init(buf, (int)count, dt, dest, tag, c, req, 0)
-                       : csp_error(c, CSP_E_TOO_BIG);
+    return csp_send_init(buf, count, dt, dest, tag, c, req, 0);
 }
 
 int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -130,8 +126,7 @@ int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int ta
         csp_direct_pin(c);
         return PMPI_Recv_init_c(buf, count, dt, src, tag, c, req);
     }
-    return FITS(count) ? csp_recv_init(buf, (int)count, dt, src, tag, c, req)
-                       : csp_error(c, CSP_E_TOO_BIG);
+    return csp_recv_init(buf, count, dt, src, tag, c, req);
 }
 
 int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st)

@@ -22,6 +22,7 @@
 #include "route.h"
 #include "submit.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 struct csp_preq {
@@ -31,7 +32,7 @@ struct csp_preq {
     uint8_t buffered;       /* MPI_Bsend_init: each start copies        */
     uint8_t dt_ref;         /* dt is the runtime's (csp_type_ref)       */
     void *buf;
-    int count;
+    MPI_Count count;        /* beyond an int: the _c calls (FITS)      */
     MPI_Datatype dt;
     int peer, tag;
     struct csp_comm *comm;  /* referenced                               */
@@ -68,7 +69,7 @@ struct csp_preq *csp_preq_of(MPI_Request r)
     return i < npreqs && preqs[i].used ? &preqs[i] : NULL;
 }
 
-static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int peer, int tag,
+static int init_request(uint8_t kind, void *buf, MPI_Count count, MPI_Datatype dt, int peer, int tag,
                         struct csp_comm *c, MPI_Request *req)
 {
     int i = preq_alloc();
@@ -95,17 +96,23 @@ static int init_request(uint8_t kind, void *buf, int count, MPI_Datatype dt, int
     return MPI_SUCCESS;
 }
 
-int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+/* MPICH's call of its name for count: the int one where the count fits
+ * an int, else its _c one (a count beyond an int, MPI_*_init_c). */
+#define FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
+#define PMPI_COUNTED(fn, buf, count, ...)                                                      \
+    (FITS(count) ? PMPI_##fn(buf, (int)(count), __VA_ARGS__) : PMPI_##fn##_c(buf, count, __VA_ARGS__))
+
+int csp_send_init(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req, int sync)
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || dest == MPI_PROC_NULL) {
         CSP_UNLOCK();
-        return sync == 1                   ? PMPI_Ssend_init(buf, count, dt, dest, tag, comm, req)
-               : sync == CSP_SEND_BUFFERED ? PMPI_Bsend_init(buf, count, dt, dest, tag, comm, req)
-               : sync == CSP_SEND_READY    ? PMPI_Rsend_init(buf, count, dt, dest, tag, comm, req)
-                                           : PMPI_Send_init(buf, count, dt, dest, tag, comm, req);
+        return sync == 1                   ? PMPI_COUNTED(Ssend_init, buf, count, dt, dest, tag, comm, req)
+               : sync == CSP_SEND_BUFFERED ? PMPI_COUNTED(Bsend_init, buf, count, dt, dest, tag, comm, req)
+               : sync == CSP_SEND_READY    ? PMPI_COUNTED(Rsend_init, buf, count, dt, dest, tag, comm, req)
+                                           : PMPI_COUNTED(Send_init, buf, count, dt, dest, tag, comm, req);
     }
     int rc = init_request(sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND, (void *)buf, count, dt, dest, tag, c, req);
     if (rc == MPI_SUCCESS)
@@ -114,14 +121,14 @@ int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     return rc;
 }
 
-int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+int csp_recv_init(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
     CSP_LOCK();
     struct csp_comm *c = csp_comm_get(comm);
     if (!c) {
         CSP_UNLOCK();
-        return PMPI_Recv_init(buf, count, dt, src, tag, comm, req);
+        return PMPI_COUNTED(Recv_init, buf, count, dt, src, tag, comm, req);
     }
     /* From MPI_PROC_NULL too: each start completes at once (start()). */
     int rc = init_request(CSP_OP_RECV, buf, count, dt, src, tag, c, req);
@@ -195,10 +202,10 @@ static int start_direct(struct csp_preq *p, struct csp_comm *c, struct csp_op **
     }
     MPI_Request r = MPI_REQUEST_NULL;
     CSP_UNLOCK();
-    int rc = recv           ? PMPI_Irecv(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
-             : p->buffered  ? PMPI_Ibsend(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
-             : p->kind == CSP_OP_SSEND ? PMPI_Issend(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
-                                       : PMPI_Isend(p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r);
+    int rc = recv           ? PMPI_COUNTED(Irecv, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+             : p->buffered  ? PMPI_COUNTED(Ibsend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+             : p->kind == CSP_OP_SSEND ? PMPI_COUNTED(Issend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+                                       : PMPI_COUNTED(Isend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r);
     CSP_LOCK();
     if (rc != MPI_SUCCESS) {
         if (recv)

@@ -2,13 +2,19 @@
  * sendrecv.c: MPI_Sendrecv on any communicator. Direct: MPICH's (or two
  * requests waited for while lending the core or yielding it, coop.c). Offloaded: the
  * receive and the send posted through the ghost (post.c) and waited for
- * as MPI_Waitall does (wait.c).
+ * as MPI_Waitall does (wait.c). Counts are MPI_Counts (MPI_Sendrecv_c,
+ * and MPI_Sendrecv_replace's packed copy of 2 GiB or more): beyond an int,
+ * MPICH's _c calls and the runtime's (post.c).
  */
 #include "user.h"
 #include "route.h"
 
-int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+#include <limits.h>
+
+#define FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
+
+int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
     struct csp_comm *c, *d = NULL;
     CSP_LOCK();
@@ -25,8 +31,11 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
              * completes with an empty status (conformance/progs/isendrecv). */
             MPI_Request r[2];
             MPI_Status sts[2];
-            rc = PMPI_Irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
-            if (rc == MPI_SUCCESS && (rc = PMPI_Isend(sbuf, scount, stype, dest, stag, comm, &r[1])) != MPI_SUCCESS) {
+            rc = FITS(rcount) ? PMPI_Irecv(rbuf, (int)rcount, rtype, src, rtag, comm, &r[0])
+                              : PMPI_Irecv_c(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
+            if (rc == MPI_SUCCESS &&
+                (rc = FITS(scount) ? PMPI_Isend(sbuf, (int)scount, stype, dest, stag, comm, &r[1])
+                                   : PMPI_Isend_c(sbuf, scount, stype, dest, stag, comm, &r[1])) != MPI_SUCCESS) {
                 PMPI_Cancel(&r[0]);
                 PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
             } else if (rc == MPI_SUCCESS) {
@@ -40,17 +49,22 @@ int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
                 }
             }
         } else {
-            rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
-                               comm, st);
+            rc = FITS(scount) && FITS(rcount)
+                     ? PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, src,
+                                     rtag, comm, st)
+                     : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
+                                       comm, st);
         }
         csp_direct_recv_end(d, rc, 1);
         return rc;
     }
     MPI_Request r[2];
-    int rc = csp_irecv(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
+    int rc = FITS(rcount) ? csp_irecv(rbuf, (int)rcount, rtype, src, rtag, comm, &r[0])
+                          : csp_irecv_c(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = csp_isend(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
+    rc = FITS(scount) ? csp_isend(sbuf, (int)scount, stype, dest, stag, comm, &r[1], 0)
+                      : csp_isend_c(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
     if (rc != MPI_SUCCESS) {
         csp_cancel(&r[0]);
         csp_wait(&r[0], MPI_STATUS_IGNORE);

@@ -90,7 +90,6 @@ var errorMessages = [C.CSP_E_MAX]struct {
 	C.CSP_E_ANYTAG_NONE: {mpi.ErrTag, "CasperII: MPI_ANY_TAG on a communicator whose wildcard_used=none promises no wildcards; set wildcard_used=any_tag_same_tag or any_src on it"},
 	C.CSP_E_ANYSRC_DUP:  {mpi.ErrRank, "CasperII: MPI_ANY_SOURCE on a communicator with wildcard_used=any_tag_same_tag; set wildcard_used=any_src|any_tag_same_tag on it"},
 	C.CSP_E_NOMEM:       {mpi.ErrNoMem, "CasperII: no memory for a bounce copy; allocate buffers with MPI_Alloc_mem and shmbuf_regist=true, or post fewer operations at once"},
-	C.CSP_E_TOO_BIG:     {mpi.ErrCount, "CasperII: this call cannot offload a count beyond an int (MPI_Sendrecv_c, MPI_Isendrecv_c, persistent _c requests, MPI_Sendrecv_replace of 2 GiB or more); post MPI_Isend_c and MPI_Irecv_c instead, or set async_config=off on the communicator"},
 	C.CSP_E_OVERFLOW:    {mpi.ErrCount, "CasperII: count times the datatype's size is more bytes than an MPI_Count holds; send less in one message"},
 	C.CSP_E_GHOST_GONE:  {mpi.ErrOther, "CasperII: the ghost process serving this process has exited; the job cannot continue"},
 	C.CSP_E_ACTIVE:      {mpi.ErrRequest, "CasperII: MPI_Start on a persistent request that is still active; complete it (MPI_Wait or MPI_Test) before starting it again"},

@@ -104,7 +104,6 @@ enum csp_errmsg {
     CSP_E_ANYTAG_NONE,
     CSP_E_ANYSRC_DUP,
     CSP_E_NOMEM,
-    CSP_E_TOO_BIG,
     CSP_E_OVERFLOW,
     CSP_E_GHOST_GONE,
     CSP_E_ACTIVE,
@@ -660,8 +659,8 @@ int csp_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
 int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req);
 
 /* ---- send and receive in one call (sendrecv.c) ---- */
-int csp_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
-                 int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st);
+int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+                 MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st);
 
 /* ---- matched probes (message.c) and persistent requests (persist.c) ---- */
 
@@ -690,9 +689,9 @@ int csp_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MP
  * CSP_SEND_READY ready (MPI_Rsend_init: a standard send once started). */
 #define CSP_SEND_BUFFERED 2
 #define CSP_SEND_READY 3
-int csp_send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int csp_send_init(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req, int sync);
-int csp_recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+int csp_recv_init(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                   MPI_Request *req);
 int csp_start(MPI_Request *req);
 int csp_startall(int n, MPI_Request *reqs);
