@@ -66,6 +66,10 @@ printf '#define HAVE_%s 1\n' STDLIB_H STRING_H LIMITS_H STDINT_H STRDUP MEMSET >
 for f in "$t"/dtpools/src/*.c; do
     $cc -c "$f" -o "$work/dtp_$(basename "$f" .c).o" || exit 1
 done
+# Tests written as run(args), for MPICH's runner that links many into one
+# program, get its main one at a time (util/run_mpitests.c).
+mkdir -p "$work/main"
+$cc -c "$t/util/run_mpitests.c" -o "$work/main/run_mpitests.o" || exit 1
 # Per-program sources and flags from the directory's Makefile.am
 # (variants of one file).
 build() { # dir name
@@ -75,7 +79,8 @@ build() { # dir name
     flags=$(echo "$mk" | sed -n "s/^${n}_CPPFLAGS *= *//p" | sed 's/\$(AM_CPPFLAGS)//')
     [ -n "$srcs" ] || srcs=$n.c
     mkdir -p "$work/bin/$d"
-    (cd "$t/$d" && $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$d/$n") 2>/dev/null
+    (cd "$t/$d" && { $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$d/$n" ||
+        $cc $flags $srcs "$work"/*.o "$work/main/run_mpitests.o" -lm -lpthread -o "$work/bin/$d/$n"; }) 2>/dev/null
 }
 run() { # seconds cmd...: prints ok, timeout or the exit code
     local s=$1 out rc
