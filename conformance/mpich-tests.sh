@@ -67,9 +67,11 @@ for f in "$t"/dtpools/src/*.c; do
     $cc -c "$f" -o "$work/dtp_$(basename "$f" .c).o" || exit 1
 done
 # Tests written as run(args), for MPICH's runner that links many into one
-# program, get its main one at a time (util/run_mpitests.c).
+# program, get its main one at a time (util/run_mpitests.c); some link
+# MPICH's library of test datatypes too (util/dtypes.c).
 mkdir -p "$work/main"
 $cc -c "$t/util/run_mpitests.c" -o "$work/main/run_mpitests.o" || exit 1
+$cc -c "$t/util/dtypes.c" -o "$work/main/dtypes.o" || exit 1
 # Per-program sources and flags from the directory's Makefile.am
 # (variants of one file).
 build() { # dir name
@@ -80,7 +82,8 @@ build() { # dir name
     [ -n "$srcs" ] || srcs=$n.c
     mkdir -p "$work/bin/$d"
     (cd "$t/$d" && { $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$d/$n" ||
-        $cc $flags $srcs "$work"/*.o "$work/main/run_mpitests.o" -lm -lpthread -o "$work/bin/$d/$n"; }) 2>/dev/null
+        $cc $flags $srcs "$work"/*.o "$work/main/run_mpitests.o" -lm -lpthread -o "$work/bin/$d/$n" ||
+        $cc $flags $srcs "$work"/*.o "$work/main/dtypes.o" -lm -lpthread -o "$work/bin/$d/$n"; }) 2>/dev/null
 }
 run() { # seconds cmd...: prints ok, timeout or the exit code
     local s=$1 out rc
