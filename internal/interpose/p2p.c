@@ -209,8 +209,7 @@ int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
         csp_direct_send(c, dest, count, dt);
         return PMPI_Ibsend_c(buf, count, dt, dest, tag, c, req);
     }
-    return FITS(count) ? csp_ibsend(buf, (int)count, dt, dest, tag, c, req)
-                       : csp_ibsend_c(buf, count, dt, dest, tag, c, req);
+    return csp_ibsend(buf, count, dt, dest, tag, c, req);
 }
 
 int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
@@ -271,8 +270,7 @@ int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int
         csp_direct_send(c, dest, count, dt);
         return PMPI_Bsend_c(buf, count, dt, dest, tag, c);
     }
-    return FITS(count) ? csp_bsend(buf, (int)count, dt, dest, tag, c)
-                       : csp_bsend_c(buf, count, dt, dest, tag, c);
+    return csp_bsend(buf, count, dt, dest, tag, c);
 }
 
 int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,

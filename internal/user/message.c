@@ -16,7 +16,6 @@
 #include "route.h"
 #include "submit.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 struct csp_msg {
@@ -162,18 +161,13 @@ static int msg_recv_op(struct csp_msg *m, void *buf, MPI_Count count, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-/* A count beyond an int (MPI_Mrecv_c, MPI_Imrecv_c) takes MPICH's _c call
- * for a message that is not ours. */
-#define FITS_INT(n) ((n) >= INT_MIN && (n) <= INT_MAX)
-
 int csp_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Status *st)
 {
     CSP_LOCK();
     struct csp_msg *m = msg_of(*msg);
     if (!m) {
         CSP_UNLOCK();
-        return FITS_INT(count) ? PMPI_Mrecv(buf, (int)count, dt, msg, st)
-                               : PMPI_Mrecv_c(buf, count, dt, msg, st);
+        return CSP_PMPI_COUNTED(Mrecv, buf, count, dt, msg, st);
     }
     struct csp_op *op;
     int rc = msg_recv_op(m, buf, count, dt, &op);
@@ -209,8 +203,7 @@ int csp_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MP
     }
     if (!m) {
         CSP_UNLOCK();
-        return FITS_INT(count) ? PMPI_Imrecv(buf, (int)count, dt, msg, req)
-                               : PMPI_Imrecv_c(buf, count, dt, msg, req);
+        return CSP_PMPI_COUNTED(Imrecv, buf, count, dt, msg, req);
     }
     int rc = msg_recv_op(m, buf, count, dt, &op);
     if (rc == MPI_SUCCESS) {

@@ -22,7 +22,6 @@
 #include "route.h"
 #include "submit.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 struct csp_preq {
@@ -32,7 +31,7 @@ struct csp_preq {
     uint8_t buffered;       /* MPI_Bsend_init: each start copies        */
     uint8_t dt_ref;         /* dt is the runtime's (csp_type_ref)       */
     void *buf;
-    MPI_Count count;        /* beyond an int: the _c calls (FITS)      */
+    MPI_Count count;        /* beyond an int: the _c calls             */
     MPI_Datatype dt;
     int peer, tag;
     struct csp_comm *comm;  /* referenced                               */
@@ -96,12 +95,6 @@ static int init_request(uint8_t kind, void *buf, MPI_Count count, MPI_Datatype d
     return MPI_SUCCESS;
 }
 
-/* MPICH's call of its name for count: the int one where the count fits
- * an int, else its _c one (a count beyond an int, MPI_*_init_c). */
-#define FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
-#define PMPI_COUNTED(fn, buf, count, ...)                                                      \
-    (FITS(count) ? PMPI_##fn(buf, (int)(count), __VA_ARGS__) : PMPI_##fn##_c(buf, count, __VA_ARGS__))
-
 int csp_send_init(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                   MPI_Request *req, int sync)
 {
@@ -109,10 +102,10 @@ int csp_send_init(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, i
     struct csp_comm *c = csp_comm_get(comm);
     if (!c || dest == MPI_PROC_NULL) {
         CSP_UNLOCK();
-        return sync == 1                   ? PMPI_COUNTED(Ssend_init, buf, count, dt, dest, tag, comm, req)
-               : sync == CSP_SEND_BUFFERED ? PMPI_COUNTED(Bsend_init, buf, count, dt, dest, tag, comm, req)
-               : sync == CSP_SEND_READY    ? PMPI_COUNTED(Rsend_init, buf, count, dt, dest, tag, comm, req)
-                                           : PMPI_COUNTED(Send_init, buf, count, dt, dest, tag, comm, req);
+        return sync == 1                   ? CSP_PMPI_COUNTED(Ssend_init, buf, count, dt, dest, tag, comm, req)
+               : sync == CSP_SEND_BUFFERED ? CSP_PMPI_COUNTED(Bsend_init, buf, count, dt, dest, tag, comm, req)
+               : sync == CSP_SEND_READY    ? CSP_PMPI_COUNTED(Rsend_init, buf, count, dt, dest, tag, comm, req)
+                                           : CSP_PMPI_COUNTED(Send_init, buf, count, dt, dest, tag, comm, req);
     }
     int rc = init_request(sync == 1 ? CSP_OP_SSEND : CSP_OP_SEND, (void *)buf, count, dt, dest, tag, c, req);
     if (rc == MPI_SUCCESS)
@@ -128,7 +121,7 @@ int csp_recv_init(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
     struct csp_comm *c = csp_comm_get(comm);
     if (!c) {
         CSP_UNLOCK();
-        return PMPI_COUNTED(Recv_init, buf, count, dt, src, tag, comm, req);
+        return CSP_PMPI_COUNTED(Recv_init, buf, count, dt, src, tag, comm, req);
     }
     /* From MPI_PROC_NULL too: each start completes at once (start()). */
     int rc = init_request(CSP_OP_RECV, buf, count, dt, src, tag, c, req);
@@ -202,10 +195,10 @@ static int start_direct(struct csp_preq *p, struct csp_comm *c, struct csp_op **
     }
     MPI_Request r = MPI_REQUEST_NULL;
     CSP_UNLOCK();
-    int rc = recv           ? PMPI_COUNTED(Irecv, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
-             : p->buffered  ? PMPI_COUNTED(Ibsend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
-             : p->kind == CSP_OP_SSEND ? PMPI_COUNTED(Issend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
-                                       : PMPI_COUNTED(Isend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r);
+    int rc = recv           ? CSP_PMPI_COUNTED(Irecv, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+             : p->buffered  ? CSP_PMPI_COUNTED(Ibsend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+             : p->kind == CSP_OP_SSEND ? CSP_PMPI_COUNTED(Issend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r)
+                                       : CSP_PMPI_COUNTED(Isend, p->buf, p->count, p->dt, p->peer, p->tag, c->comm, &r);
     CSP_LOCK();
     if (rc != MPI_SUCCESS) {
         if (recv)

@@ -329,7 +329,9 @@ static __attribute__((noinline)) int isend_ghost(const void *buf, MPI_Count coun
     return rc;
 }
 
-static __attribute__((noinline)) int isend_any(const void *buf, int count, MPI_Datatype dt,
+/* The general path of csp_isend, and csp_isend_c's (a count beyond an
+ * int, MPI_Isend_c). */
+static __attribute__((noinline)) int isend_any(const void *buf, MPI_Count count, MPI_Datatype dt,
                                                int dest, int tag, MPI_Comm comm, MPI_Request *req,
                                                int sync)
 {
@@ -341,8 +343,8 @@ static __attribute__((noinline)) int isend_any(const void *buf, int count, MPI_D
     csp_u.n_direct++;
     csp_route_sent_on(c, dest, count, dt);
     CSP_UNLOCK();
-    return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
-                : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+    return sync ? CSP_PMPI_COUNTED(Issend, buf, count, dt, dest, tag, comm, req)
+                : CSP_PMPI_COUNTED(Isend, buf, count, dt, dest, tag, comm, req);
 }
 
 int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -404,7 +406,8 @@ static __attribute__((noinline)) int irecv_ghost(void *buf, MPI_Count count, MPI
     return rc;
 }
 
-static __attribute__((noinline)) int irecv_any(void *buf, int count, MPI_Datatype dt, int src,
+/* The general path of csp_irecv, and csp_irecv_c's. */
+static __attribute__((noinline)) int irecv_any(void *buf, MPI_Count count, MPI_Datatype dt, int src,
                                                int tag, MPI_Comm comm, MPI_Request *req)
 {
     CSP_LOCK();
@@ -415,7 +418,7 @@ static __attribute__((noinline)) int irecv_any(void *buf, int count, MPI_Datatyp
     csp_u.n_direct++;
     struct csp_comm *d = csp_route_recv_on(c, src);
     CSP_UNLOCK();
-    int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    int rc = CSP_PMPI_COUNTED(Irecv, buf, count, dt, src, tag, comm, req);
     csp_route_recv_posted(d, rc, *req);
     return rc;
 }
@@ -457,16 +460,17 @@ static __attribute__((noinline)) int send_ghost(const void *buf, MPI_Count count
 
 /* A direct blocking send while the ghost needs our core, or where waits
  * yield it (coop.c: MPICH must not spin on it). */
-static __attribute__((noinline)) int send_lending(const void *buf, int count, MPI_Datatype dt,
+static __attribute__((noinline)) int send_lending(const void *buf, MPI_Count count, MPI_Datatype dt,
                                                   int dest, int tag, MPI_Comm comm, int sync)
 {
     MPI_Request r;
-    int rc = sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, &r)
-                  : PMPI_Isend(buf, count, dt, dest, tag, comm, &r);
+    int rc = sync ? CSP_PMPI_COUNTED(Issend, buf, count, dt, dest, tag, comm, &r)
+                  : CSP_PMPI_COUNTED(Isend, buf, count, dt, dest, tag, comm, &r);
     return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, MPI_STATUS_IGNORE);
 }
 
-static __attribute__((noinline)) int send_any(const void *buf, int count, MPI_Datatype dt, int dest,
+/* The general path of csp_send, and csp_send_c's. */
+static __attribute__((noinline)) int send_any(const void *buf, MPI_Count count, MPI_Datatype dt, int dest,
                                               int tag, MPI_Comm comm, int sync)
 {
     CSP_LOCK();
@@ -479,8 +483,8 @@ static __attribute__((noinline)) int send_any(const void *buf, int count, MPI_Da
     CSP_UNLOCK();
     if (csp_coop_direct())
         return send_lending(buf, count, dt, dest, tag, comm, sync);
-    return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
-                : PMPI_Send(buf, count, dt, dest, tag, comm);
+    return sync ? CSP_PMPI_COUNTED(Ssend, buf, count, dt, dest, tag, comm)
+                : CSP_PMPI_COUNTED(Send, buf, count, dt, dest, tag, comm);
 }
 
 int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
@@ -513,15 +517,16 @@ static __attribute__((noinline)) int recv_ghost(void *buf, MPI_Count count, MPI_
 
 /* A direct blocking receive (src is not MPI_PROC_NULL) while the ghost
  * needs our core, or where waits yield it (coop.c). */
-static __attribute__((noinline)) int recv_lending(void *buf, int count, MPI_Datatype dt, int src,
+static __attribute__((noinline)) int recv_lending(void *buf, MPI_Count count, MPI_Datatype dt, int src,
                                                   int tag, MPI_Comm comm, MPI_Status *st)
 {
     MPI_Request r;
-    int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, &r);
+    int rc = CSP_PMPI_COUNTED(Irecv, buf, count, dt, src, tag, comm, &r);
     return rc != MPI_SUCCESS ? rc : csp_coop_wait(&r, st);
 }
 
-static __attribute__((noinline)) int recv_any(void *buf, int count, MPI_Datatype dt, int src,
+/* The general path of csp_recv, and csp_recv_c's. */
+static __attribute__((noinline)) int recv_any(void *buf, MPI_Count count, MPI_Datatype dt, int src,
                                               int tag, MPI_Comm comm, MPI_Status *st)
 {
     CSP_LOCK();
@@ -535,7 +540,7 @@ static __attribute__((noinline)) int recv_any(void *buf, int count, MPI_Datatype
     /* coop.c; not from MPI_PROC_NULL: MPICH 4.0.2's Irecv then gives
      * source 0 and tag 0 instead of MPI's empty status */
     int rc = src != MPI_PROC_NULL && csp_coop_direct() ? recv_lending(buf, count, dt, src, tag, comm, st)
-                                                     : PMPI_Recv(buf, count, dt, src, tag, comm, st);
+                                                     : CSP_PMPI_COUNTED(Recv, buf, count, dt, src, tag, comm, st);
     csp_route_recv_done(d, rc, 1);
     return rc;
 }
@@ -632,7 +637,7 @@ static int bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, in
     return MPI_SUCCESS;
 }
 
-int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+int csp_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     CSP_LOCK();
     csp_pump();
@@ -640,7 +645,7 @@ int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
-        return PMPI_Bsend(buf, count, dt, dest, tag, comm);
+        return CSP_PMPI_COUNTED(Bsend, buf, count, dt, dest, tag, comm);
     }
     int rc = bsend(buf, count, dt, dest, tag, c);
     CSP_UNLOCK();
@@ -660,7 +665,7 @@ int csp_post_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, 
     return done_record(c->comm, CSP_OP_SEND, MPI_ANY_SOURCE, done);
 }
 
-int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int csp_ibsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req)
 {
     CSP_LOCK();
@@ -669,7 +674,7 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
     if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
         csp_route_sent_on(c, dest, count, dt);
         CSP_UNLOCK();
-        return PMPI_Ibsend(buf, count, dt, dest, tag, comm, req);
+        return CSP_PMPI_COUNTED(Ibsend, buf, count, dt, dest, tag, comm, req);
     }
     struct csp_op *done;
     int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);
@@ -682,104 +687,32 @@ int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, M
 /*
  * Large counts: the _c calls whose count does not fit an int, which the
  * interposer found on an offloaded communicator (internal/interpose/p2p.c).
- * The same offloaded halves post them, and the ghost hands MPICH counts
- * beyond an int through its large-count calls. A communicator that took
- * the direct route meanwhile (a switch) goes to MPICH's own _c call.
+ * The general paths post them: the offloaded halves to the ghost, which
+ * hands MPICH counts beyond an int through its large-count calls, and a
+ * communicator that took the direct route meanwhile (a switch) to MPICH's
+ * own _c call.
  */
 
 int csp_isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, MPI_Request *req, int sync)
 {
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    if (c && c->algo != CSP_ALGO_OFF && dest != MPI_PROC_NULL)
-        return isend_ghost(buf, count, dt, dest, tag, c, req, sync);
-    csp_u.n_direct++;
-    csp_route_sent_on(c, dest, count, dt);
-    CSP_UNLOCK();
-    return sync ? PMPI_Issend_c(buf, count, dt, dest, tag, comm, req)
-                : PMPI_Isend_c(buf, count, dt, dest, tag, comm, req);
+    return isend_any(buf, count, dt, dest, tag, comm, req, sync);
 }
 
 int csp_irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                 MPI_Request *req)
 {
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    if (c && c->algo != CSP_ALGO_OFF)
-        return irecv_ghost(buf, count, dt, src, tag, c, req);
-    csp_u.n_direct++;
-    struct csp_comm *d = csp_route_recv_on(c, src);
-    CSP_UNLOCK();
-    int rc = PMPI_Irecv_c(buf, count, dt, src, tag, comm, req);
-    csp_route_recv_posted(d, rc, *req);
-    return rc;
+    return irecv_any(buf, count, dt, src, tag, comm, req);
 }
 
 int csp_send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                MPI_Comm comm, int sync)
 {
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    if (c && c->algo != CSP_ALGO_OFF && dest != MPI_PROC_NULL)
-        return send_ghost(buf, count, dt, dest, tag, c, sync);
-    csp_u.n_direct++;
-    csp_route_sent_on(c, dest, count, dt);
-    CSP_UNLOCK();
-    return sync ? PMPI_Ssend_c(buf, count, dt, dest, tag, comm)
-                : PMPI_Send_c(buf, count, dt, dest, tag, comm);
+    return send_any(buf, count, dt, dest, tag, comm, sync);
 }
 
 int csp_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Status *st)
 {
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    if (c && c->algo != CSP_ALGO_OFF && src != MPI_PROC_NULL)
-        return recv_ghost(buf, count, dt, src, tag, c, st);
-    csp_u.n_direct++;
-    struct csp_comm *d = csp_route_recv_on(c, src);
-    CSP_UNLOCK();
-    int rc = PMPI_Recv_c(buf, count, dt, src, tag, comm, st);
-    csp_route_recv_done(d, rc, 1);
-    return rc;
-}
-
-int csp_bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                MPI_Comm comm)
-{
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        csp_route_sent_on(c, dest, count, dt);
-        CSP_UNLOCK();
-        return PMPI_Bsend_c(buf, count, dt, dest, tag, comm);
-    }
-    int rc = bsend(buf, count, dt, dest, tag, c);
-    CSP_UNLOCK();
-    return rc;
-}
-
-int csp_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *req)
-{
-    CSP_LOCK();
-    csp_pump();
-    struct csp_comm *c = csp_comm_get(comm);
-    if (!c || c->algo == CSP_ALGO_OFF || dest == MPI_PROC_NULL) {
-        csp_route_sent_on(c, dest, count, dt);
-        CSP_UNLOCK();
-        return PMPI_Ibsend_c(buf, count, dt, dest, tag, comm, req);
-    }
-    struct csp_op *done;
-    int rc = csp_post_bsend(buf, count, dt, dest, tag, c, &done);
-    if (rc == MPI_SUCCESS)
-        csp_req_start(&done->r, req);
-    CSP_UNLOCK();
-    return rc;
+    return recv_any(buf, count, dt, src, tag, comm, st);
 }

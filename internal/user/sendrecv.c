@@ -9,10 +9,6 @@
 #include "user.h"
 #include "route.h"
 
-#include <limits.h>
-
-#define FITS(n) ((n) >= INT_MIN && (n) <= INT_MAX)
-
 int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
                  MPI_Count rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st)
 {
@@ -31,11 +27,9 @@ int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int des
              * completes with an empty status (conformance/progs/isendrecv). */
             MPI_Request r[2];
             MPI_Status sts[2];
-            rc = FITS(rcount) ? PMPI_Irecv(rbuf, (int)rcount, rtype, src, rtag, comm, &r[0])
-                              : PMPI_Irecv_c(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
+            rc = CSP_PMPI_COUNTED(Irecv, rbuf, rcount, rtype, src, rtag, comm, &r[0]);
             if (rc == MPI_SUCCESS &&
-                (rc = FITS(scount) ? PMPI_Isend(sbuf, (int)scount, stype, dest, stag, comm, &r[1])
-                                   : PMPI_Isend_c(sbuf, scount, stype, dest, stag, comm, &r[1])) != MPI_SUCCESS) {
+                (rc = CSP_PMPI_COUNTED(Isend, sbuf, scount, stype, dest, stag, comm, &r[1])) != MPI_SUCCESS) {
                 PMPI_Cancel(&r[0]);
                 PMPI_Wait(&r[0], MPI_STATUS_IGNORE);
             } else if (rc == MPI_SUCCESS) {
@@ -49,7 +43,7 @@ int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int des
                 }
             }
         } else {
-            rc = FITS(scount) && FITS(rcount)
+            rc = CSP_FITS_INT(scount) && CSP_FITS_INT(rcount)
                      ? PMPI_Sendrecv(sbuf, (int)scount, stype, dest, stag, rbuf, (int)rcount, rtype, src,
                                      rtag, comm, st)
                      : PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag,
@@ -59,12 +53,12 @@ int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int des
         return rc;
     }
     MPI_Request r[2];
-    int rc = FITS(rcount) ? csp_irecv(rbuf, (int)rcount, rtype, src, rtag, comm, &r[0])
-                          : csp_irecv_c(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
+    int rc = CSP_FITS_INT(rcount) ? csp_irecv(rbuf, (int)rcount, rtype, src, rtag, comm, &r[0])
+                                  : csp_irecv_c(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = FITS(scount) ? csp_isend(sbuf, (int)scount, stype, dest, stag, comm, &r[1], 0)
-                      : csp_isend_c(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
+    rc = CSP_FITS_INT(scount) ? csp_isend(sbuf, (int)scount, stype, dest, stag, comm, &r[1], 0)
+                              : csp_isend_c(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
     if (rc != MPI_SUCCESS) {
         csp_cancel(&r[0]);
         csp_wait(&r[0], MPI_STATUS_IGNORE);

@@ -20,6 +20,7 @@
 #ifndef CASPERII_USER_H
 #define CASPERII_USER_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -590,6 +591,15 @@ static inline void csp_prof_end_sleep(uint64_t t0)
 }
 
 /* ---- posting (post.c) ---- */
+
+/* Counts are MPI_Counts off the fast path (the MPI-4 _c calls, and a
+ * message of 2 GiB or more); MPICH gets the int call where the count fits
+ * an int and its _c call beyond. */
+#define CSP_FITS_INT(n) ((n) >= INT_MIN && (n) <= INT_MAX)
+#define CSP_PMPI_COUNTED(fn, buf, count, ...)                                                 \
+    (CSP_FITS_INT(count) ? PMPI_##fn(buf, (int)(count), __VA_ARGS__)                          \
+                         : PMPI_##fn##_c(buf, count, __VA_ARGS__))
+
 int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request *req, int sync);
 int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -631,13 +641,14 @@ static inline void csp_pprobe_note_recv(struct csp_comm *c)
 int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st);
 
 /* Buffered mode on offloaded communicators: copied now, completes locally. */
-int csp_bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
-int csp_ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+int csp_bsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
+int csp_ibsend(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request *req);
 
 /* The _c calls whose count does not fit an int, on a communicator found
  * offloaded: offloaded still, the ghost posts them with MPI's large-count
- * calls; else MPICH's _c call (post.c). */
+ * calls; else MPICH's _c call (post.c). Buffered mode takes MPI_Counts in
+ * csp_bsend and csp_ibsend. */
 int csp_isend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                 MPI_Comm comm, MPI_Request *req, int sync);
 int csp_irecv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
@@ -646,10 +657,7 @@ int csp_send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
                MPI_Comm comm, int sync);
 int csp_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Status *st);
-int csp_bsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                MPI_Comm comm);
-int csp_ibsend_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *req);
+
 
 /* A deferred operation (no cell): a record the Wait/Test family polls
  * with poll(r) (lock held; r->ctx is ctx) until it returns 1, then completes;
