@@ -295,7 +295,7 @@ func TestHostileCells(t *testing.T) {
 	res := Run(t, Job{Layout: l, Prog: CProg(t, "rel_hostile"), Args: []string{"cells"}, Preload: true, Timeout: 60 * time.Second})
 	rs := relResults(t, res)
 	cases := Select(rs, "test=hostile")
-	require.Len(t, cases, 19, "every hostile case ran")
+	require.Len(t, cases, 20, "every hostile case ran")
 	require.Len(t, Select(rs, "test=served"), 2*(len(cases)+1), "a ping-pong before and after every case, on both users")
 	require.Len(t, Select(rs, "test=others"), 2)
 	for _, want := range []string{
@@ -303,8 +303,9 @@ func TestHostileCells(t *testing.T) {
 		"bad segment 255: not mapped",
 		"bad offset 1099511627776",
 		"bad offset 18446744073709551608",
-		"bad length 1099511627776",
-		"bad length 2147483648",
+		"buffer of 1099511627776 bytes does not fit segment",
+		"buffer of 2147483648 bytes does not fit segment",
+		"bad length 9223372036854775808",
 		"bad peer 1048576: not a world rank",
 		"bad slot 1048576: not an internal communicator",
 		"bad tag 2147483647",

@@ -89,6 +89,7 @@ static void e_off_beyond(struct csp_cell *l) { l->off = 1ull << 40; }
 static void e_off_wrap(struct csp_cell *l) { l->off = ~0ull - 7, l->nbytes = 16; }
 static void e_len_beyond(struct csp_cell *l) { l->nbytes = 1ull << 40; }
 static void e_len_int(struct csp_cell *l) { l->nbytes = 1ull << 31; }
+static void e_len_count(struct csp_cell *l) { l->nbytes = 1ull << 63; }
 static void e_peer_range(struct csp_cell *l) { l->peer = 1 << 20; }
 static void e_peer_neg(struct csp_cell *l) { l->peer = -7; }
 static void e_slot_range(struct csp_cell *l) { l->slot = 1 << 20; }
@@ -113,8 +114,9 @@ static const struct hcase cases[] = {
     {"seg-unused", MPI_ERR_BUFFER, e_seg_unused},
     {"offset-beyond", MPI_ERR_BUFFER, e_off_beyond},
     {"offset-wraps", MPI_ERR_BUFFER, e_off_wrap},
-    {"length-beyond", MPI_ERR_COUNT, e_len_beyond},
-    {"length-over-int", MPI_ERR_COUNT, e_len_int},
+    {"length-beyond", MPI_ERR_BUFFER, e_len_beyond},  /* past its segment */
+    {"length-over-int", MPI_ERR_BUFFER, e_len_int},   /* legal (MPI_Isend_c), past its segment */
+    {"length-over-count", MPI_ERR_COUNT, e_len_count}, /* no MPI_Count holds it */
     {"peer-out-of-range", MPI_ERR_RANK, e_peer_range},
     {"peer-negative", MPI_ERR_RANK, e_peer_neg},
     {"slot-out-of-range", MPI_ERR_ARG, e_slot_range},
