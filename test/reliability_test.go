@@ -225,6 +225,7 @@ func TestBadInput(t *testing.T) {
 	}
 	require.Len(t, Select(rs, "test=hint-unknown-key"), 2*users)
 	require.Len(t, Select(rs, "test=too-big"), 2*users*modes)
+	require.Len(t, Select(rs, "test=zero-count-null-type"), users*modes)
 	require.Len(t, Select(rs, "test=cancel-after-error"), users)
 	require.Len(t, Select(rs, "test=finalize-after-error"), users)
 	require.Len(t, Select(rs, "test=wildcard-ruled-out"), 3*users)

@@ -27,6 +27,19 @@ static int place(struct csp_op *op, const void *buf, MPI_Count count, MPI_Dataty
     int contig;
     MPI_Count size;
     MPI_Aint lb;
+    if (count == 0) {
+        /* No data: the type is not read (MPICH takes MPI_DATATYPE_NULL
+         * with a zero count, as MPICH's part/nonblocking_pready sends). */
+        op->ubuf = (void *)buf;
+        op->utype = dt;
+        op->ulb = 0;
+        op->usize = 0;
+        op->contig = 1;
+        op->nbytes = 0;
+        op->seg = CSP_SEG_NONE;
+        op->off = 0;
+        return MPI_SUCCESS;
+    }
     int rc = csp_type_info(dt, count, &size, &lb, &contig);
     if (rc != MPI_SUCCESS)
         return PMPI_Comm_call_errhandler(c->comm, rc), rc;

@@ -335,6 +335,20 @@ int main(int argc, char **argv)
         int same = c0 == c1 && o0 == o1 && b0 == b1 && h0 == h1;
         report("no-side-effects", m, same && exchange(c, sreg, rreg, 4096, 7), extra);
         proc_null(c, m, algo > 0);
+        {
+            /* an empty message of MPI_DATATYPE_NULL, as MPICH accepts */
+            MPI_Request zr;
+            MPI_Status zs;
+            int n = -1, zrc = MPI_Irecv(NULL, 0, MPI_DATATYPE_NULL, rank, 5, c, &zr);
+            if (zrc == MPI_SUCCESS)
+                zrc = MPI_Send(NULL, 0, MPI_DATATYPE_NULL, rank, 5, c);
+            if (zrc == MPI_SUCCESS)
+                zrc = MPI_Wait(&zr, &zs);
+            report("zero-count-null-type", m,
+                   zrc == MPI_SUCCESS && MPI_Get_count(&zs, MPI_BYTE, &n) == MPI_SUCCESS && n == 0 &&
+                       zs.MPI_SOURCE == rank && zs.MPI_TAG == 5,
+                   NULL);
+        }
         bounce(c, m, algo > 0);
         MPI_Comm_free(&c);
     }
