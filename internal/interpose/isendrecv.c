@@ -63,11 +63,9 @@ static int post_pair(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int
     }
     p->tmp = tmp;
     p->req[0] = p->req[1] = MPI_REQUEST_NULL;
-    int rc = FITS(rcount) ? csp_irecv(rbuf, (int)rcount, rtype, src, rtag, c, &p->req[0])
-                          : csp_irecv_c(rbuf, rcount, rtype, src, rtag, c, &p->req[0]);
+    int rc = csp_irecv_n(rbuf, rcount, rtype, src, rtag, c, &p->req[0]);
     if (rc == MPI_SUCCESS)
-        rc = FITS(scount) ? csp_isend(sbuf, (int)scount, stype, dest, stag, c, &p->req[1], 0)
-                          : csp_isend_c(sbuf, scount, stype, dest, stag, c, &p->req[1], 0);
+        rc = csp_isend_n(sbuf, scount, stype, dest, stag, c, &p->req[1], 0);
     if (rc == MPI_SUCCESS) {
         /* A deferred operation: no cell; the Wait/Test family polls it
          * (MPI_Cancel has nothing to forward to the ghost for it). */

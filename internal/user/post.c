@@ -24,29 +24,19 @@
 static int place(struct csp_op *op, const void *buf, MPI_Count count, MPI_Datatype dt, int send,
                  struct csp_comm *c)
 {
-    int contig;
-    MPI_Count size;
-    MPI_Aint lb;
-    if (count == 0) {
-        /* No data: the type is not read (MPICH takes MPI_DATATYPE_NULL
-         * with a zero count, as MPICH's part/nonblocking_pready sends). */
-        op->ubuf = (void *)buf;
-        op->utype = dt;
-        op->ulb = 0;
-        op->usize = 0;
-        op->contig = 1;
-        op->nbytes = 0;
-        op->seg = CSP_SEG_NONE;
-        op->off = 0;
-        return MPI_SUCCESS;
+    int contig = 1, rc;
+    MPI_Count size = 0;
+    MPI_Aint lb = 0;
+    /* A zero count reads no type: MPICH takes MPI_DATATYPE_NULL with it
+     * (MPICH's part/nonblocking_pready sends one). */
+    if (count != 0) {
+        if ((rc = csp_type_info(dt, count, &size, &lb, &contig)) != MPI_SUCCESS)
+            return PMPI_Comm_call_errhandler(c->comm, rc), rc;
+        /* A message of 2 GiB or more is posted by the ghost with MPI's
+         * large-count calls; only one that no MPI_Count holds is refused. */
+        if (size < 0 || (size > 0 && count > INT64_MAX / size))
+            return csp_error(c->comm, CSP_E_OVERFLOW);
     }
-    int rc = csp_type_info(dt, count, &size, &lb, &contig);
-    if (rc != MPI_SUCCESS)
-        return PMPI_Comm_call_errhandler(c->comm, rc), rc;
-    /* A message of 2 GiB or more is posted by the ghost with MPI's
-     * large-count calls; only one that no MPI_Count holds is refused. */
-    if (size < 0 || (size > 0 && count > INT64_MAX / size))
-        return csp_error(c->comm, CSP_E_OVERFLOW);
     uint64_t nbytes = (uint64_t)count * (uint64_t)size;
     op->ubuf = (void *)buf;
     op->utype = dt;

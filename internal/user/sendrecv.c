@@ -53,12 +53,10 @@ int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int des
         return rc;
     }
     MPI_Request r[2];
-    int rc = CSP_FITS_INT(rcount) ? csp_irecv(rbuf, (int)rcount, rtype, src, rtag, comm, &r[0])
-                                  : csp_irecv_c(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
+    int rc = csp_irecv_n(rbuf, rcount, rtype, src, rtag, comm, &r[0]);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = CSP_FITS_INT(scount) ? csp_isend(sbuf, (int)scount, stype, dest, stag, comm, &r[1], 0)
-                              : csp_isend_c(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
+    rc = csp_isend_n(sbuf, scount, stype, dest, stag, comm, &r[1], 0);
     if (rc != MPI_SUCCESS) {
         csp_cancel(&r[0]);
         csp_wait(&r[0], MPI_STATUS_IGNORE);

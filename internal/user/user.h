@@ -657,6 +657,19 @@ int csp_send_c(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int 
                MPI_Comm comm, int sync);
 int csp_recv_c(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                MPI_Status *st);
+/* csp_isend or csp_isend_c, csp_irecv or csp_irecv_c, by the count. */
+static inline int csp_isend_n(const void *buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *req, int sync)
+{
+    return CSP_FITS_INT(count) ? csp_isend(buf, (int)count, dt, dest, tag, comm, req, sync)
+                               : csp_isend_c(buf, count, dt, dest, tag, comm, req, sync);
+}
+static inline int csp_irecv_n(void *buf, MPI_Count count, MPI_Datatype dt, int src, int tag,
+                              MPI_Comm comm, MPI_Request *req)
+{
+    return CSP_FITS_INT(count) ? csp_irecv(buf, (int)count, dt, src, tag, comm, req)
+                               : csp_irecv_c(buf, count, dt, src, tag, comm, req);
+}
 
 
 /* A deferred operation (no cell): a record the Wait/Test family polls
