@@ -114,25 +114,34 @@ static inline void csp_cell_complete(struct csp_cell *c, uint32_t gen)
 
 /*
  * The user-private free-cell pool: a LIFO stack of cell indices in private
- * memory (LIFO keeps recently used, cache-warm cells in circulation).
+ * memory (LIFO keeps recently used, cache-warm cells in circulation), over
+ * cells never used yet, handed out from index 0 up once the stack is empty.
+ * So a channel of many cells costs memory (here and in the shared cells,
+ * which are touched on first use) only for the cells its busiest moment
+ * needed: fresh is that high-water mark, and the cells at or above it have
+ * never carried an operation.
  */
 struct csp_cell_pool {
-    uint32_t *idx; /* capacity entries                                   */
-    uint32_t n;    /* number of free cells on the stack                   */
-    uint32_t cap;  /* number of cells in the channel                      */
+    uint32_t *idx;  /* the stack: cells freed after use (capacity cap)    */
+    uint32_t top;   /* entries on the stack                               */
+    uint32_t fresh; /* cells [fresh, cap) were never handed out           */
+    uint32_t n;     /* free cells: top + (cap - fresh)                    */
+    uint32_t cap;   /* number of cells in the channel                     */
 };
 
 static inline int csp_pool_pop(struct csp_cell_pool *p, uint32_t *out)
 {
     if (p->n == 0)
         return 0;
-    *out = p->idx[--p->n];
+    p->n--;
+    *out = p->top ? p->idx[--p->top] : p->fresh++;
     return 1;
 }
 
 static inline void csp_pool_push(struct csp_cell_pool *p, uint32_t i)
 {
-    p->idx[p->n++] = i;
+    p->idx[p->top++] = i;
+    p->n++;
 }
 
 /* Next generation for a reused cell: never zero, so a zeroed done never matches. */

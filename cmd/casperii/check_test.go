@@ -55,7 +55,7 @@ func TestValidateMessages(t *testing.T) {
 		{[]string{"CSP_STATS=maybe"}, nil, job{},
 			"casperii: CSP_STATS=maybe (from the environment) is not valid; use 1 or 0"},
 		{[]string{"CSP_OFFLOAD_SHMQ_NCELLS=8"}, nil, job{},
-			"casperii: CSP_OFFLOAD_SHMQ_NCELLS=8 (from the environment) is not valid; use a cell count between 16 and 65536"},
+			"casperii: CSP_OFFLOAD_SHMQ_NCELLS=8 (from the environment) is not valid; use a cell count between 16 and 1048576"},
 		{nil, nil, mpiexecJob("-genv", "CSP_ASYNC_CONFIG", "maybe", "-n", "4", "./a"),
 			"casperii: -genv CSP_ASYNC_CONFIG maybe (in the command) is not valid; use on, off or auto"},
 		{nil, []string{"-hints", "wildcard_used=nne"}, job{},

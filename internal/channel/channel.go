@@ -24,7 +24,7 @@ import (
 // MinCells and MaxCells bound a channel's cell count.
 const (
 	MinCells = 16
-	MaxCells = 1 << 16
+	MaxCells = postcell.MaxCells
 )
 
 // geometry computes where the ring and cells of a channel of n cells go.

@@ -71,7 +71,7 @@ func (e *ConfigError) Error() string {
 func ReadConfig() (Config, error) { return readConfig(os.Getenv) }
 
 func readConfig(getenv func(string) string) (Config, error) {
-	c := Config{NG: 1, PT2PT: true, RMA: true, RMAPollUS: 1000, AsyncOn: true, Cells: 1024, ArenaShift: 26,
+	c := Config{NG: 1, PT2PT: true, RMA: true, RMAPollUS: 1000, AsyncOn: true, Cells: 1 << 16, ArenaShift: 26,
 		SpinIters: 50, YieldIters: 10, SleepUS: 20000,
 		GhostSpinUS: 5000, GhostYieldUS: 50000, GhostNapUS: 100, GhostParkUS: 2000}
 	intVar := func(name string, dst *int, lo, hi int, want string) error {
@@ -94,7 +94,7 @@ func readConfig(getenv func(string) string) (Config, error) {
 			return intVar("CSP_NODE_SIZE", &c.NodeSize, 1, 1<<20, "use the number of consecutive ranks per virtual node, >= 1")
 		},
 		func() error {
-			return intVar("CSP_OFFLOAD_SHMQ_NCELLS", &c.Cells, 16, 1<<16, "use a cell count between 16 and 65536")
+			return intVar("CSP_OFFLOAD_SHMQ_NCELLS", &c.Cells, 16, 1<<20, "use a cell count between 16 and 1048576")
 		},
 		func() error {
 			return intVar("CSP_COMM_POOL", &c.CommPool, 0, 1024, "use a number of internal communicators between 0 (automatic) and 1024")

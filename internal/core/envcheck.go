@@ -115,7 +115,7 @@ var envDocs = map[string]EnvDoc{
 			}
 			return fmt.Sprint(c.NodeSize)
 		}},
-	"CSP_OFFLOAD_SHMQ_NCELLS": {Meaning: "post cells per user process (offloaded operations in flight; more are held, not failed), 16..65536",
+	"CSP_OFFLOAD_SHMQ_NCELLS": {Meaning: "post cells per user process (offloaded operations in flight; more are held, not failed), 16..1048576",
 		Show: func(c Config) string { return fmt.Sprint(c.Cells) }},
 	"CSP_COMM_POOL": {Meaning: "internal communicators duplicated at MPI_Init for communicator duplication; 0 = automatic",
 		Show: func(c Config) string {

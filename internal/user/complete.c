@@ -108,10 +108,11 @@ void csp_finish(struct csp_op *op)
     }
 }
 
-/* Finish every operation whose cell is done. */
+/* Finish every operation whose cell is done (cells at or above the pool's
+ * high-water mark never carried one). */
 void csp_reclaim(void)
 {
-    for (uint32_t i = 0; i < csp_u.ncells; i++) {
+    for (uint32_t i = 0; i < csp_u.pool.fresh; i++) {
         struct csp_op *op = csp_u.cell_op[i];
         if (op && csp_cell_done(&csp_u.cells[i]) &&
             (op->kind <= CSP_OP_MRECV || op->kind == CSP_OP_SEGMENT))

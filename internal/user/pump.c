@@ -113,7 +113,7 @@ int csp_all_finished(void)
         csp_poll_deferred();
     if (ndeferred)
         return 0;
-    for (uint32_t i = 0; i < csp_u.ncells; i++)
+    for (uint32_t i = 0; i < csp_u.pool.fresh; i++) /* above: never used */
         if (csp_u.cell_op[i])
             return 0;
     return csp_u.nheld == 0;

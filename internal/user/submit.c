@@ -105,7 +105,7 @@ void csp_warm_posts(void)
         return;
     const struct csp_cell_pool *p = &csp_u.pool;
     for (uint32_t k = 1; k <= 2 && k <= p->n; k++) {
-        uint32_t idx = p->idx[p->n - k];
+        uint32_t idx = k <= p->top ? p->idx[p->top - k] : p->fresh + (k - 1 - p->top);
         prefetch_write(&csp_u.cells[idx]);
         prefetch_write(&csp_u.cell_op[idx]);
         prefetch_write(&csp_u.gen[idx]);

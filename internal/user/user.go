@@ -125,16 +125,13 @@ func Start(cfg Config) error {
 	u.ghost = (*C.struct_csp_ghost_hdr)(cfg.Ghost.Seg.Base())
 	C.csp_user_setup_fence()
 
-	// Free cells: a LIFO stack handing out low indices first.
+	// Free cells: all fresh (postcell.h), the stack empty. calloc'd, so
+	// the arrays' pages are touched only as cells come into use.
 	u.pool.idx = (*C.uint32_t)(C.calloc(C.size_t(n), 4))
 	u.cell_op = (**C.struct_csp_op)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
 	u.gen = (*C.uint32_t)(C.calloc(C.size_t(n), 4))
 	if u.pool.idx == nil || u.cell_op == nil || u.gen == nil {
 		return fmt.Errorf("user: out of memory for %d cells", n)
-	}
-	stack := unsafe.Slice((*uint32)(unsafe.Pointer(u.pool.idx)), n)
-	for i := range stack {
-		stack[i] = n - 1 - uint32(i)
 	}
 	u.pool.n, u.pool.cap = C.uint32_t(n), C.uint32_t(n)
 	avail := n - C.CSP_CTRL_CELLS
