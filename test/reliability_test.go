@@ -247,7 +247,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"ng-too-large", Layout{N: 4, NodeSize: 2, NG: 2}, nil, []string{"CSP_NG=2 leaves no user among the 2 processes of a node", "lower CSP_NG"}},
 		{"node-size-not-dividing", Layout{N: 4, NodeSize: 3}, nil, []string{"CSP_NODE_SIZE=3 does not divide the 4 processes", "use a divisor of 4"}},
-		{"cells-out-of-range", Layout{N: 4, NodeSize: 2}, []string{"CSP_OFFLOAD_SHMQ_NCELLS=4"}, []string{`CSP_OFFLOAD_SHMQ_NCELLS="4" is not valid`, "between 16 and 65536"}},
+		{"cells-out-of-range", Layout{N: 4, NodeSize: 2}, []string{"CSP_OFFLOAD_SHMQ_NCELLS=4"}, []string{`CSP_OFFLOAD_SHMQ_NCELLS="4" is not valid`, "between 16 and 1048576"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := Run(t, Job{Layout: c.layout, Prog: CProg(t, "rel_badinput"), Preload: true, Env: c.env, Timeout: 30 * time.Second})
@@ -407,6 +407,64 @@ func TestLoad(t *testing.T) {
 					require.GreaterOrEqual(t, s.Bounce, int64(c.n), "rank %d: every message is bounced: %s", r, s.Fields.Line())
 				} else {
 					require.LessOrEqual(t, s.Bounce, int64(2), "rank %d: registered buffers are not bounced: %s", r, s.Fields.Line())
+				}
+			}
+		})
+	}
+}
+
+// TestBacklog: posts beyond a user's cells (held posts) go out while the
+// process waits elsewhere, and the default cell count carries a deep
+// backlog of synchronous sends (test/cprogs/rel_backlog.c). "barrier":
+// with 16 cells the sender posts 3000 sends it never waits for, then calls
+// MPI_Barrier, which its receiver reaches only after every message: the
+// held sends must go out from inside the barrier, both where it runs as
+// its nonblocking twin (the users lend their cores) and where it is
+// MPICH's own (CSP_GHOST_NICE=0: no lending). Before, the sender sat in
+// the barrier with its sends held (MPICH's threads/pt2pt mt_bsendrecv
+// hung so). "crossed": 5000 MPI_Issends against 5000 receives posted in
+// the opposite tag order, at the default cell count (with 1024 cells, the
+// old default, the sends with cells wait for receives without: MPICH's
+// mt_issendirecv hung so). Every message and status is checked, the
+// counters show the posts went through the ghosts (and were held where
+// cells were short), and every cell is back at the end.
+func TestBacklog(t *testing.T) {
+	prog := CProg(t, "rel_backlog")
+	for _, c := range []struct {
+		name, mode string
+		n          int
+		env        []string
+		held       bool
+	}{
+		{"barrier-lending", "barrier", 3000, []string{"CSP_OFFLOAD_SHMQ_NCELLS=16"}, true},
+		{"barrier-mpich", "barrier", 3000, []string{"CSP_OFFLOAD_SHMQ_NCELLS=16", "CSP_GHOST_NICE=0"}, true},
+		{"crossed-default-cells", "crossed", 5000, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := Layout{N: 4, NodeSize: 2}
+			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Timeout: 90 * time.Second,
+				Args: []string{c.mode, fmt.Sprint(c.n)}, Env: append([]string{"CSP_STATS=1"}, c.env...)})
+			rs := relResults(t, res)
+			require.Len(t, Select(rs, "test=backlog"), l.Users())
+			for _, f := range rs {
+				for _, k := range []string{"bad", "errors", "cells", "ops", "held"} {
+					v, ok := f.Int(k)
+					require.True(t, ok && v == 0, "%s=%d: %s", k, v, f.Line())
+				}
+			}
+			st := relStats(t, res, l.Users(), true)
+			for r, s := range st {
+				held, _ := s.Fields.Int("held")
+				if r%2 == 0 {
+					require.GreaterOrEqual(t, s.IsendOffloaded, int64(c.n), "rank %d: %s", r, s.Fields.Line())
+					if c.held {
+						require.Greater(t, held, int64(c.n/2), "rank %d held its sends beyond the cells: %s", r, s.Fields.Line())
+					}
+				} else {
+					require.GreaterOrEqual(t, s.IrecvOffloaded, int64(c.n), "rank %d: %s", r, s.Fields.Line())
+				}
+				if !c.held {
+					require.Zero(t, held, "rank %d: the default cells carry %d posts: %s", r, c.n, s.Fields.Line())
 				}
 			}
 		})

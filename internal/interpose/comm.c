@@ -167,7 +167,9 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
 CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site)
 {
-    int n = csp_route_coll(comm);
+    if (csp_u.nheld && !csp_u.nbcoll)
+        csp_coop_push_held(); /* MPICH's blocking collective pushes nothing */
+    int n = csp_u.nwatch ? csp_route_coll(comm) : 0;
     return n ? csp_ip_raise(comm, csp_go_coll_check((int)comm, n, (uintptr_t)site)) : MPI_SUCCESS;
 }
 

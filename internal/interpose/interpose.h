@@ -177,7 +177,7 @@ extern int csp_go_coll_check(int comm, int n, uintptr_t site);
 CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site);
 static inline int csp_ip_coll(MPI_Comm comm, void *site)
 {
-    if (__builtin_expect(csp_u.nwatch != 0, 0))
+    if (__builtin_expect((csp_u.nwatch | csp_u.nheld) != 0, 0))
         return csp_ip_coll_slow(comm, site);
     return MPI_SUCCESS;
 }

@@ -28,6 +28,7 @@
 #include "user.h"
 #include "block.h"
 #include "liveness.h"
+#include "pump.h"
 #include "submit.h"
 
 #include <sched.h>
@@ -116,6 +117,45 @@ struct coop_call {
     MPI_Message *msg;
 };
 
+/* held: push posts held for lack of cells, as the ghost hands cells back
+ * (csp_pump); returns how many are still held. A process waiting on MPICH
+ * must: its held posts go out from its own calls only, and the peer of
+ * one may wait for it before answering what this process waits for (four
+ * threads' 1024 MPI_Bsends each, then MPI_Barrier: the barrier waited on
+ * a receiver that waited on the held sends; MPICH's threads/pt2pt
+ * mt_bsendrecv). */
+static uint32_t held(void)
+{
+    if (!(__atomic_load_n(&csp_u.nheld, __ATOMIC_RELAXED) | csp_u.nfreed_pending))
+        return 0;
+    CSP_LOCK();
+    csp_pump();
+    uint32_t n = csp_u.nheld;
+    CSP_UNLOCK();
+    return n;
+}
+
+/* A held post that goes out no sooner than this (microseconds) waits on
+ * something after the blocking call: enter it. */
+#define CSP_HELD_STALL_US 10000.0
+
+void csp_coop_push_held(void)
+{
+    uint32_t last = held();
+    double since = now_us();
+    while (last) {
+        csp_poke_progress(); /* MPICH's progress: sends and receives finish */
+        sched_yield();       /* and a ghost sharing the core runs          */
+        uint32_t n = held();
+        double t = now_us();
+        if (n < last)
+            since = t;
+        else if (t - since > CSP_HELD_STALL_US)
+            return;
+        last = n;
+    }
+}
+
 /* yield_until waits as c->block would, polling and yielding the core
  * between polls: with more users than cores, the one a message comes from
  * may be waiting for this core (its compute's timer expired, its own post
@@ -128,13 +168,15 @@ static int yield_until(struct coop_call *c)
             return rc;
         csp_u.n_yields_direct++;
         sched_yield();
+        (void)held();
     }
 }
 
 static int coop_wait(struct coop_call *c)
 {
     for (uint32_t k = 1;; k++) {
-        if (!csp_coop_owed() || (k % LEND_LIVENESS == 0 && !csp_ghost_alive()))
+        int nheld = held() != 0;
+        if ((!nheld && !csp_coop_owed()) || (k % LEND_LIVENESS == 0 && !csp_ghost_alive()))
             return csp_u.yield_direct ? yield_until(c) : c->block(c);
         double until = now_us() + LEND_EVERY_US;
         do {

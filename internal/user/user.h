@@ -782,8 +782,14 @@ static inline int csp_coop_owed(void)
 int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st);
 int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts);
 /* Must a wait on MPICH not be MPICH's own spin? The ghost needs the core
- * (csp_coop_owed), or waits yield it between polls here (yield_direct). */
-static inline int csp_coop_direct(void) { return csp_u.yield_direct || csp_coop_owed(); }
+ * (csp_coop_owed), or waits yield it between polls here (yield_direct), or
+ * posts are held for lack of cells (nheld): only this process pushes them,
+ * as cells come back, and a peer may wait for them before it answers what
+ * this wait waits for (coop.c). */
+static inline int csp_coop_direct(void)
+{
+    return csp_u.yield_direct || __atomic_load_n(&csp_u.nheld, __ATOMIC_RELAXED) || csp_coop_owed();
+}
 static inline int csp_coop_wait(MPI_Request *req, MPI_Status *st)
 {
     return csp_u.nwatched || csp_coop_direct() ? csp_coop_wait_lending(req, st) : csp_mpich_wait(req, st);
@@ -793,6 +799,12 @@ static inline int csp_coop_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
     return csp_u.nwatched || csp_coop_direct() ? csp_coop_waitall_lending(n, reqs, sts)
                                                : csp_mpich_waitall(n, reqs, sts);
 }
+/* Before a blocking call that waits in MPICH itself (a blocking
+ * collective run as PMPI's, csp_u.nbcoll off): push the posts held for
+ * lack of cells while the ghost hands cells back, until none is held or
+ * none went out for CSP_HELD_STALL_US (their cells wait on what comes
+ * after this call). */
+void csp_coop_push_held(void);
 /* MPI_Waitany / MPI_Waitsome on MPICH's requests the same way. */
 int csp_coop_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st);
 int csp_coop_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts);
