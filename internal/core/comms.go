@@ -148,20 +148,36 @@ func (r *runtime) reapZombies() {
 	r.zombies = kept
 }
 
-// agreeSlots proposes algorithm alg for comm's plan (herr: its hints were
-// invalid) with the slots this member has free, and returns the members'
-// proposals reduced (one Allreduce, MPI_BAND), which commexpand's Decide
-// takes. Collective over comm.
-func (r *runtime) agreeSlots(comm mpi.Comm, alg info.Algorithm, herr error) ([]uint64, error) {
+// agreeSlots proposes algorithm alg for comm's plan (k members per ghost;
+// herr: its hints were invalid) with the slots this member has free, and
+// returns the members' proposals reduced (one Allreduce, MPI_BAND), which commexpand's Decide
+// takes. Collective over comm. Under MPI_THREAD_MULTIPLE, other threads
+// may plan communicators of their own meanwhile (MPICH's threads/comm
+// dup_leak_test: four threads each duplicating its own communicator): the
+// offer is then narrowed and withheld from the pool while the reduction
+// runs, as an MPI_Comm_idup's is (idup.go), and withheld is returned: the
+// caller gives it back (Restore) under r.mu right before Decide. Without
+// it, two threads offered the same free context and both took it.
+func (r *runtime) agreeSlots(comm mpi.Comm, k int, alg info.Algorithm, herr error) (out, withheld []uint64, err error) {
 	r.mu.Lock()
 	r.reapZombies()
 	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
-	r.mu.Unlock()
-	out := make([]uint64, len(words))
-	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
-		return nil, err
+	if r.provided == mpi.ThreadMultiple {
+		r.slots.Narrow(words, alg, idupSlack+resourcesNeeded(alg, k))
+		r.slots.Withhold(words)
+		withheld = words
 	}
-	return out, nil
+	r.mu.Unlock()
+	out = make([]uint64, len(words))
+	if err := mpi.AllreduceUint64s(comm, words, out, mpi.OpBand); err != nil {
+		if withheld != nil {
+			r.mu.Lock()
+			r.slots.Restore(withheld)
+			r.mu.Unlock()
+		}
+		return nil, nil, err
+	}
+	return out, withheld, nil
 }
 
 // expand plans a new comm: one Allreduce(BAND) over comm agrees on the
@@ -199,11 +215,14 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 		return fmt.Errorf("CasperII: planning a communicator: %w", err)
 	}
 	alg := r.algorithm(h)
-	out, err := r.agreeSlots(comm, alg, herr)
+	out, withheld, err := r.agreeSlots(comm, members.K, alg, herr)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
+	if withheld != nil {
+		r.slots.Restore(withheld)
+	}
 	plan, derr := r.slots.Decide(out, members, commexpand.DecideOptions{TagSpace: r.tags != nil}, nil)
 	r.mu.Unlock()
 	if derr != nil {

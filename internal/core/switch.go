@@ -287,11 +287,14 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 			break
 		}
 		r.mu.Unlock()
-		out, err := r.agreeSlots(comm, alg, nil)
+		out, withheld, err := r.agreeSlots(comm, st.plan.Members.K, alg, nil)
 		if err != nil {
 			return err
 		}
 		r.mu.Lock()
+		if withheld != nil {
+			r.slots.Restore(withheld)
+		}
 		plan, err = r.slots.Decide(out, st.plan.Members, commexpand.DecideOptions{TagSpace: r.tags != nil}, nil)
 		if err != nil {
 			r.mu.Unlock()
