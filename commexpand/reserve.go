@@ -45,16 +45,49 @@ func (p *Pool) apply(words []uint64, set bool) {
 // rest to communicators planned meanwhile. The members' offers may then
 // share fewer resources than their free sets do; keep some slack above what
 // the plan needs.
-func (p *Pool) Narrow(words []uint64, a info.Algorithm, keep int) {
+func (p *Pool) Narrow(words []uint64, a info.Algorithm, keep int) { p.NarrowFrom(words, a, keep, 0) }
+
+// NarrowFrom is Narrow keeping the first keep resources at or after index
+// (from*keep) mod the kind's size, wrapping past the end: proposals made at
+// once on one process (threads planning communicators of their own) that
+// pass different from values offer different resources, and the members
+// of one communicator, passing the same from, still offer the same ones
+// where their free sets agree.
+func (p *Pool) NarrowFrom(words []uint64, a info.Algorithm, keep, from int) {
 	if len(words) != p.words() {
 		return
 	}
 	k, ok := kindOf(a)
 	for kk, w := range p.split(words) {
-		if ok && kind(kk) == k {
-			w.keepLowest(keep)
-		} else {
+		if !ok || kind(kk) != k {
 			clear(w)
+			continue
+		}
+		n := p.n[kk]
+		start := 0
+		if n > 0 && from > 0 {
+			start = int((uint64(from) * uint64(max(keep, 1))) % uint64(n))
+		}
+		if start == 0 {
+			w.keepLowest(keep)
+			continue
+		}
+		w.keepFrom(keep, start, n)
+	}
+}
+
+// keepFrom clears every member of b (of n bits) but the first k at or
+// after start, in the order start..n-1, 0..start-1.
+func (b Bitmap) keepFrom(k, start, n int) {
+	for j := 0; j < n; j++ {
+		i := (start + j) % n
+		if !b.has(i) {
+			continue
+		}
+		if k > 0 {
+			k--
+		} else {
+			b.clear(i)
 		}
 	}
 }

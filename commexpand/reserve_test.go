@@ -75,3 +75,28 @@ func TestNarrow(t *testing.T) {
 	pool.Restore(w)
 	require.Equal(t, 70, pool.Free(info.TagEncoding))
 }
+
+// Threads planning at once narrow from different places: their offers are
+// disjoint, each member of one communicator offers the same, and the
+// window wraps past the end of the pool.
+func TestNarrowFrom(t *testing.T) {
+	pool := NewPool(PoolConfig{Contexts: 40, DupSlots: 40, DupSrcSlots: 40})
+	offer := func(from int) []int {
+		w := pool.Words(Proposal{HintsValid: true, Algorithm: info.TagEncoding})
+		pool.NarrowFrom(w, info.TagEncoding, 9, from)
+		b := pool.split(w)[kindCtxNative]
+		require.Equal(t, 9, b.count(), "from %d", from)
+		return b.lowest(9)
+	}
+	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, offer(0))
+	require.Equal(t, []int{9, 10, 11, 12, 13, 14, 15, 16, 17}, offer(1))
+	require.Equal(t, []int{0, 1, 2, 3, 4, 36, 37, 38, 39}, offer(4), "36..39 then 0..4")
+
+	// What another thread withholds is skipped: the next free ones count.
+	w := pool.Words(Proposal{HintsValid: true, Algorithm: info.TagEncoding})
+	pool.NarrowFrom(w, info.TagEncoding, 9, 1)
+	pool.Withhold(w)
+	require.Equal(t, []int{18, 19, 20, 21, 22, 23, 24, 25, 26}, offer(1))
+	pool.Restore(w)
+	require.Equal(t, 40, pool.Free(info.TagEncoding))
+}

@@ -60,7 +60,32 @@ func (r *runtime) CommCreated(parent, newcomm mpi.Comm, inf mpi.Info) error {
 		return nil
 	}
 	h, herr := parseHints(inf)
-	return r.expand(newcomm, h.Inherit(r.hintsOf(parent)), herr)
+	return r.expand(newcomm, h.Inherit(r.hintsOf(parent)), herr, r.planSeed(parent))
+}
+
+// planSeed is a number the members of comm agree on and that differs
+// between communicators sharing members: one more than the tag context of
+// its plan (or its first slot), 0 for a communicator without either. A
+// communicator created from comm narrows its offer from there when
+// threads plan at once (agreeSlots).
+func (r *runtime) planSeed(comm mpi.Comm) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.comms[comm.Raw()]
+	if st == nil {
+		return 0
+	}
+	p := &st.plan
+	if !p.Offloaded() && st.onPlan.Offloaded() {
+		p = &st.onPlan
+	}
+	switch {
+	case p.Ctx >= 0 && p.Offloaded():
+		return p.Ctx + 1
+	case len(p.Slots) > 0:
+		return p.Slots[0] + 1
+	}
+	return 0
 }
 
 // CommSetInfo applies MPI_Comm_set_info's hints to comm itself (and, by
@@ -82,7 +107,7 @@ func (r *runtime) CommSetInfoAgreed(comm mpi.Comm, inf mpi.Info, sum *[agFields]
 	st := r.comms[comm.Raw()]
 	r.mu.Unlock()
 	if st == nil {
-		return r.expand(comm, h, herr)
+		return r.expand(comm, h, herr, 0)
 	}
 	return r.reconfigure(comm, st, h.Inherit(st.hints), herr, sym, sum)
 }
@@ -154,16 +179,18 @@ func (r *runtime) reapZombies() {
 // takes. Collective over comm. Under MPI_THREAD_MULTIPLE, other threads
 // may plan communicators of their own meanwhile (MPICH's threads/comm
 // dup_leak_test: four threads each duplicating its own communicator): the
-// offer is then narrowed and withheld from the pool while the reduction
-// runs, as an MPI_Comm_idup's is (idup.go), and withheld is returned: the
+// offer is then narrowed, from a place the members agree on (seed:
+// planSeed of the parent, so that threads offer different resources), and
+// withheld from the pool while the reduction runs, as an MPI_Comm_idup's
+// is (idup.go), and withheld is returned: the
 // caller gives it back (Restore) under r.mu right before Decide. Without
 // it, two threads offered the same free context and both took it.
-func (r *runtime) agreeSlots(comm mpi.Comm, k int, alg info.Algorithm, herr error) (out, withheld []uint64, err error) {
+func (r *runtime) agreeSlots(comm mpi.Comm, k, seed int, alg info.Algorithm, herr error) (out, withheld []uint64, err error) {
 	r.mu.Lock()
 	r.reapZombies()
 	words := r.slots.Words(commexpand.Proposal{HintsValid: herr == nil, Algorithm: alg})
 	if r.provided == mpi.ThreadMultiple {
-		r.slots.Narrow(words, alg, idupSlack+resourcesNeeded(alg, k))
+		r.slots.NarrowFrom(words, alg, idupSlack+resourcesNeeded(alg, k), seed)
 		r.slots.Withhold(words)
 		withheld = words
 	}
@@ -183,7 +210,7 @@ func (r *runtime) agreeSlots(comm mpi.Comm, k int, alg info.Algorithm, herr erro
 // expand plans a new comm: one Allreduce(BAND) over comm agrees on the
 // algorithm and the internal resources, then the fast path's entry is
 // installed.
-func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
+func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, seed int) error {
 	rank, err := comm.Rank()
 	if err != nil {
 		return err
@@ -215,7 +242,7 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error) error {
 		return fmt.Errorf("CasperII: planning a communicator: %w", err)
 	}
 	alg := r.algorithm(h)
-	out, withheld, err := r.agreeSlots(comm, members.K, alg, herr)
+	out, withheld, err := r.agreeSlots(comm, members.K, seed, alg, herr)
 	if err != nil {
 		return err
 	}

@@ -608,7 +608,7 @@ func (r *runtime) startUser() error {
 		// readConfig checked the value: a bad one failed Init already.
 		hints, _ = WorldHints(r.cfg.WorldHints)
 	}
-	return r.expand(r.userWorld, hints, nil)
+	return r.expand(r.userWorld, hints, nil, 0)
 }
 
 // agreeLending decides whether this user lends its core to its ghost

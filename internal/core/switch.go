@@ -287,7 +287,7 @@ func (r *runtime) reconfigure(comm mpi.Comm, st *commState, h info.Hints, herr e
 			break
 		}
 		r.mu.Unlock()
-		out, withheld, err := r.agreeSlots(comm, st.plan.Members.K, alg, nil)
+		out, withheld, err := r.agreeSlots(comm, st.plan.Members.K, 0, alg, nil)
 		if err != nil {
 			return err
 		}
