@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/casperii/casperii/commexpand"
 	"github.com/casperii/casperii/info"
@@ -232,6 +233,17 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, seed int) erro
 	grp.Free()
 	if err != nil {
 		return err
+	}
+	if slices.ContainsFunc(wr, func(w int) bool { return w < 0 }) {
+		// Members of another job (MPI_Intercomm_merge with processes of
+		// MPI_Comm_spawn, MPI_Comm_connect/accept): no ghost serves them
+		// and they run no agreement, so every member of this job, seeing
+		// the same members, takes the direct route alone.
+		r.store(comm, &commState{comm: comm, hints: h, rank: rank, inter: true})
+		if rank == 0 {
+			r.verbosef(1, "communicator %#x (%d ranks) not offloaded: it has members outside this job's MPI_COMM_WORLD", uint32(comm.Raw()), size)
+		}
+		return herr
 	}
 	w32 := make([]int32, size)
 	for i, w := range wr {

@@ -54,6 +54,12 @@ func (r *runtime) ProposeDup(parent mpi.Comm, inf mpi.Info) (*PendingPlan, []uin
 	if inter, _ := parent.TestInter(); inter {
 		return p, nil, nil
 	}
+	r.mu.Lock()
+	st := r.comms[parent.Raw()]
+	r.mu.Unlock()
+	if st != nil && st.inter { // members outside the world (expand): never offloaded
+		return p, nil, nil
+	}
 	if p.members, err = r.membersOf(parent); err != nil {
 		return nil, nil, err
 	}

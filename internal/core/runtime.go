@@ -72,7 +72,7 @@ type commState struct {
 	plan     commexpand.Plan // the route in use
 	rank     int
 	regist   bool           // the shmbuf_regist hint the entry was built with
-	inter    bool           // an intercommunicator: never offloaded
+	inter    bool           // an intercommunicator, or members outside the world: never offloaded
 	pending  *pendingSwitch // a change of route not taken yet (switch.go)
 	entries  []planEntry    // fast-path entries of the plans it holds, to install copies of (switch.go)
 	switches int            // changes of route taken
@@ -199,6 +199,17 @@ func Init(required int) (int, error) {
 	if cfg.NG == 0 || (!cfg.PT2PT && !cfg.RMA) {
 		r.role = RolePassThrough
 		r.userWorld = mpi.CommWorld
+		return provided, nil
+	}
+	if parent, err := mpi.CommGetParent(); err == nil && !parent.IsNull() {
+		// A job another started with MPI_Comm_spawn: its processes were
+		// not laid out by the launcher for ghosts (the environment, and
+		// with it CSP_NODE_SIZE and CSP_NG, is its parent's, the process
+		// count the parent's choice). It runs as plain MPI; the parent
+		// keeps its ghosts.
+		r.role = RolePassThrough
+		r.userWorld = mpi.CommWorld
+		r.verbosef(1, "process %d of a job started by MPI_Comm_spawn: no ghosts, no offload", r.wrank)
 		return provided, nil
 	}
 	if !cfg.PT2PT {

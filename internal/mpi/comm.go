@@ -31,6 +31,13 @@ func (c Comm) TestInter() (bool, error) {
 	return r.v != 0, errOf(r.rc, "MPI_Comm_test_inter")
 }
 
+// CommGetParent returns the intercommunicator to the job that spawned this
+// one (MPI_Comm_spawn), or MPI_COMM_NULL for a job mpiexec started.
+func CommGetParent() (Comm, error) {
+	r := C.cspmpi_comm_get_parent()
+	return Comm{C.MPI_Comm(r.v)}, errOf(r.rc, "MPI_Comm_get_parent")
+}
+
 // Dup duplicates c.
 func (c Comm) Dup() (Comm, error) {
 	r := C.cspmpi_comm_dup(c.h)
