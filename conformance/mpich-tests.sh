@@ -88,7 +88,8 @@ build() { # dir name
 run() { # seconds cmd...: prints ok, timeout or the exit code
     local s=$1 out rc
     shift
-    out=$(timeout -k 5 "$s" flock /tmp/casperii-mpi.lock "$@" </dev/null 2>&1)
+    # The time limit starts once the lock is taken, not while waiting for it.
+    out=$(flock /tmp/casperii-mpi.lock timeout -k 5 "$s" "$@" </dev/null 2>&1)
     rc=$?
     pkill -9 -f "$work/bin/" 2>/dev/null
     if [ $rc = 0 ] && echo "$out" | grep -q "No Errors"; then echo ok
