@@ -112,12 +112,7 @@ int main(int argc, char **argv)
     if (child) {
         ring(MPI_COMM_WORLD, 7, "child");
     } else {
-        MPI_Info info;
-        MPI_Info_create(&info);
-        MPI_Info_set(info, "wildcard_used", "none");
-        MPI_Comm c;
-        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
-        MPI_Info_free(&info);
+        MPI_Comm c = rel_dup_hint(MPI_COMM_WORLD, "wildcard_used", "none");
         algo = rel_comm_algo(c);
         for (int k = 0; k < 20; k++)
             ring(c, 8, "parent");

@@ -91,14 +91,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "wildcard_used", "none");
-    for (int t = 0; t < nthreads; t++) {
-        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &parent[t]);
-        MPI_Comm_set_errhandler(parent[t], MPI_ERRORS_RETURN);
-    }
-    MPI_Info_free(&info);
+    for (int t = 0; t < nthreads; t++)
+        parent[t] = rel_dup_hint(MPI_COMM_WORLD, "wildcard_used", "none");
     int parent_algo = rel_comm_algo(parent[0]);
     pthread_t th[64];
     for (int t = 1; t < nthreads; t++)

@@ -103,13 +103,7 @@ int main(int argc, char **argv)
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "wildcard_used", "none");
-    MPI_Comm c;
-    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
-    MPI_Info_free(&info);
-    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    MPI_Comm c = rel_dup_hint(MPI_COMM_WORLD, "wildcard_used", "none");
     int send = rank % 2 == 0, peer = send ? rank + 1 : rank - 1;
     if (peer < size) {
         if (strcmp(argv[1], "barrier") == 0) {

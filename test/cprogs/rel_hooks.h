@@ -48,6 +48,20 @@ static inline void *rel_need(const char *name)
     return f;
 }
 
+/* A duplicate of parent with one hint (key=value), MPI_ERRORS_RETURN on it
+ * (the programs check return codes themselves). */
+static inline MPI_Comm rel_dup_hint(MPI_Comm parent, const char *key, const char *value)
+{
+    MPI_Info info;
+    MPI_Comm c;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, key, value);
+    MPI_Comm_dup_with_info(parent, info, &c);
+    MPI_Info_free(&info);
+    MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+    return c;
+}
+
 /* The algorithm carrying comm's traffic (0 off, 1 tag encoding,
  * 2 duplication, 3 duplication + source, 4 ghost matching), -1 unknown. */
 static inline int rel_comm_algo(MPI_Comm comm)
