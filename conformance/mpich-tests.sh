@@ -15,9 +15,10 @@
 # MPICH_SRC is a checkout of pmodels/mpich (for example the `fetch` of
 # github:pmodels/mpich, `git archive HEAD test/mpi | tar -x`); LIB
 # defaults to lib/libcasperii.so; REGEX selects tests by name. Tests of 8
-# or more processes, of more than 120 s, or marked xfail are skipped. A
-# plain run gets 60 s, a library run 120 s. MPI jobs take
-# /tmp/casperii-mpi.lock, as the other benchmarks do.
+# or more processes, of more than 120 s, or marked xfail are skipped; a
+# test's env=K=V settings go to both runs. A plain run gets 60 s, a
+# library run 120 s, from when it holds /tmp/casperii-mpi.lock, which MPI
+# jobs take, as the other benchmarks do.
 set -u
 usage="usage: mpich-tests.sh MPICH_SRC DIRS [LIB] [REGEX]"
 src=$(realpath "${1:?$usage}") || exit 2
@@ -101,10 +102,11 @@ for d in ${dirs//,/ }; do
 while read -r name np rest; do
     case "$name" in '' | '#'* | *@*) continue ;; esac
     echo "$d/$name" | grep -Eq "$pick" || continue
-    args=() skip=
+    args=() genv=() skip=
     for kv in $rest; do
         case "$kv" in
         arg=*) args+=("${kv#arg=}") ;;
+        env=*=*) kv=${kv#env=}; genv+=(-genv "${kv%%=*}" "${kv#*=}") ;;
         timeLimit=*) [ "${kv#timeLimit=}" -gt 120 ] && skip=long ;;
         xfail=* | mpiversion=* | env=*) skip=${kv%%=*} ;;
         esac
@@ -115,8 +117,8 @@ while read -r name np rest; do
         echo "$d/$name ${args[*]} np=$np: skipped ($skip)"
         continue
     fi
-    p=$(run 60 mpiexec.mpich -n "$np" "$work/bin/$d/$name" "${args[@]}")
-    l=$(run 120 mpiexec.mpich -n $((2 * np)) -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 \
+    p=$(run 60 mpiexec.mpich -n "$np" "${genv[@]}" "$work/bin/$d/$name" "${args[@]}")
+    l=$(run 120 mpiexec.mpich -n $((2 * np)) "${genv[@]}" -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 \
         -genv LD_PRELOAD "$lib" "$work/bin/$d/$name" "${args[@]}")
     echo "$d/$name ${args[*]} np=$np: plain $p, library $l"
     if [ "$p" = ok ] && [ "$l" != ok ]; then
