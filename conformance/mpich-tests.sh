@@ -97,6 +97,9 @@ run() { # seconds cmd...: prints ok, timeout or the exit code
     elif [ $rc = 124 ] || [ $rc = 137 ]; then echo timeout
     else echo "rc=$rc"; fi
 }
+# Tests run in the work directory: some write files in their current
+# directory (io's testfile*).
+mkdir -p "$work/run" && cd "$work/run" || exit 2
 worse=() better=()
 for d in ${dirs//,/ }; do
 while read -r name np rest; do
