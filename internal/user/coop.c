@@ -97,14 +97,26 @@ void csp_coop_lend_rma(void)
  * while the ghost has work they poll (poll sets *done) for LEND_EVERY_US
  * at a time and lend the core in between, and where waits yield the core
  * they poll and yield (yield_until). A poll that finds the call ready
- * returns the call's own result: for requests, it checks them without
- * completing them (MPI_Request_get_status, which drives MPICH's progress)
- * and then makes the blocking call, which returns at once. So errors come
- * back as MPICH's blocking call gives them: MPI_Testall, once a request
- * failed, completes the others that are done and returns with the rest
- * pending, where MPI_Waitall waits for all and marks pending only those
- * after the failed one (a poll by MPI_Testall lost a truncation's
- * MPI_ERR_IN_STATUS: test/cprogs/ip_yield.c). */
+ * returns the call's own result. MPI_Wait, MPI_Waitany and MPI_Waitsome
+ * poll with their test forms (PMPI_Test, Testany, Testsome), which
+ * complete exactly what the wait would when they find it ready. MPI_Waitall
+ * cannot: MPI_Testall, once a request failed, completes the others that
+ * are done and returns with the rest pending, where MPI_Waitall waits for
+ * all and marks pending only those after the failed one (a poll by
+ * MPI_Testall that then polled again lost a truncation's
+ * MPI_ERR_IN_STATUS: test/cprogs/ip_yield.c). So it checks the requests
+ * with MPI_Request_get_status (which drives MPICH's progress but frees
+ * nothing) and then makes MPICH's blocking call, which returns at once.
+ * But get_status never calls a generalized request's poll function
+ * (MPICH 4.0.2, request_impl.c), and ROMIO's nonblocking I/O
+ * (MPI_File_iwrite ...) completes only from it: such a wait never ended
+ * (MPICH's io/async and i_* tests, where waits yield). So a Waitall still
+ * waiting after POKE_AFTER_US calls MPI_Testall every POKE_EVERY_US and,
+ * if that completes the requests or reports an error, returns its result,
+ * a legal MPI_Waitall outcome (which requests it marks pending may
+ * differ from MPICH's own Waitall). */
+#define POKE_AFTER_US 1000.0
+#define POKE_EVERY_US 1000.0
 struct coop_call {
     int (*poll)(struct coop_call *c, int *done);
     int (*block)(struct coop_call *c);
@@ -115,6 +127,7 @@ struct coop_call {
     int *idx, *outcount; /* MPI_Waitany's index, MPI_Waitsome's count and indices */
     MPI_Comm comm;
     MPI_Message *msg;
+    double poke_at; /* all_done: when to call MPI_Testall next (0: not yet timed) */
 };
 
 /* held: push posts held for lack of cells, as the ghost hands cells back
@@ -220,29 +233,45 @@ static int ready(struct coop_call *c, int *done)
     return c->block(c);
 }
 
-/* all_done polls for MPI_Wait and MPI_Waitall: every request complete
- * (null and inactive ones are). */
+/* test1 polls for MPI_Wait: MPI_Test, whose result on completion is
+ * MPI_Wait's. */
+static int test1(struct coop_call *c, int *done) { return PMPI_Test(c->reqs, done, c->st); }
+
+/* all_done polls for MPI_Waitall: every request complete (null and
+ * inactive ones are), by MPI_Request_get_status; past POKE_AFTER_US, an
+ * MPI_Testall now and then runs generalized requests' poll functions (see
+ * above). */
 static int all_done(struct coop_call *c, int *done)
 {
     for (; c->next < c->n; c->next++)
         if (!req_done(c->reqs[c->next]))
-            return MPI_SUCCESS;
-    return ready(c, done);
+            break;
+    if (c->next == c->n)
+        return ready(c, done);
+    double t = now_us();
+    if (c->poke_at == 0) {
+        c->poke_at = t + POKE_AFTER_US;
+    } else if (t >= c->poke_at) {
+        c->poke_at = t + POKE_EVERY_US;
+        int rc = PMPI_Testall(c->n, c->reqs, done, c->st);
+        if (rc != MPI_SUCCESS)
+            *done = 1; /* its error report stands: no second poll */
+        return rc;
+    }
+    return MPI_SUCCESS;
 }
 
-/* any_done polls for MPI_Waitany and MPI_Waitsome: some request complete,
- * or none active. */
+/* any_done polls for MPI_Waitany and MPI_Waitsome: MPI_Testany and
+ * MPI_Testsome, whose results on completion (or with no active request)
+ * are the waits'. */
 static int any_done(struct coop_call *c, int *done)
 {
-    int active = 0;
-    for (int i = 0; i < c->n; i++) {
-        if (c->reqs[i] == MPI_REQUEST_NULL)
-            continue;
-        if (req_done(c->reqs[i]))
-            return ready(c, done);
-        active = 1;
+    if (c->outcount) {
+        int rc = PMPI_Testsome(c->n, c->reqs, c->outcount, c->idx, c->st);
+        *done = rc != MPI_SUCCESS || *c->outcount != 0;
+        return rc;
     }
-    return active ? MPI_SUCCESS : ready(c, done);
+    return PMPI_Testany(c->n, c->reqs, c->idx, done, c->st);
 }
 
 static int wait1(struct coop_call *c) { return csp_mpich_wait(c->reqs, c->st); }
@@ -267,7 +296,7 @@ static int mprobe(struct coop_call *c) { return PMPI_Mprobe(c->src, c->tag, c->c
 
 int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st)
 {
-    struct coop_call c = {.poll = all_done, .block = wait1, .reqs = req, .st = st, .n = 1};
+    struct coop_call c = {.poll = test1, .block = wait1, .reqs = req, .st = st, .n = 1};
     return coop(&c);
 }
 
