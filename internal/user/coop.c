@@ -262,16 +262,23 @@ static int all_done(struct coop_call *c, int *done)
 }
 
 /* any_done polls for MPI_Waitany and MPI_Waitsome: MPI_Testany and
- * MPI_Testsome, whose results on completion (or with no active request)
- * are the waits'. */
+ * MPI_Testsome, whose results on completion are the waits'. With no
+ * active request, MPICH's MPI_Testany leaves the status as it was where
+ * MPI_Waitany writes the empty one (docs/status-fields.md, row 10): then
+ * the blocking call, which returns at once, answers. */
 static int any_done(struct coop_call *c, int *done)
 {
     if (c->outcount) {
         int rc = PMPI_Testsome(c->n, c->reqs, c->outcount, c->idx, c->st);
+        if (rc == MPI_SUCCESS && *c->outcount == MPI_UNDEFINED)
+            return ready(c, done);
         *done = rc != MPI_SUCCESS || *c->outcount != 0;
         return rc;
     }
-    return PMPI_Testany(c->n, c->reqs, c->idx, done, c->st);
+    int rc = PMPI_Testany(c->n, c->reqs, c->idx, done, c->st);
+    if (rc == MPI_SUCCESS && *done && *c->idx == MPI_UNDEFINED)
+        return ready(c, done);
+    return rc;
 }
 
 static int wait1(struct coop_call *c) { return csp_mpich_wait(c->reqs, c->st); }
