@@ -116,7 +116,7 @@ void csp_coop_lend_rma(void)
  * a legal MPI_Waitall outcome (which requests it marks pending may
  * differ from MPICH's own Waitall). */
 #define POKE_AFTER_US 1000.0
-#define POKE_EVERY_US 1000.0
+#define POKE_EVERY_US 100.0
 struct coop_call {
     int (*poll)(struct coop_call *c, int *done);
     int (*block)(struct coop_call *c);
