@@ -98,7 +98,7 @@ void csp_coop_lend_rma(void)
  * at a time and lend the core in between, and where waits yield the core
  * they poll and yield (yield_until). A poll that finds the call ready
  * returns the call's own result. MPI_Wait, MPI_Waitany and MPI_Waitsome
- * poll with their test forms (PMPI_Test, Testany, Testsome), which
+ * poll with their test forms (MPI_Test, Testany, Testsome), which
  * complete exactly what the wait would when they find it ready. MPI_Waitall
  * cannot: MPI_Testall, once a request failed, completes the others that
  * are done and returns with the rest pending, where MPI_Waitall waits for
@@ -234,8 +234,11 @@ static int ready(struct coop_call *c, int *done)
 }
 
 /* test1 polls for MPI_Wait: MPI_Test, whose result on completion is
- * MPI_Wait's. */
-static int test1(struct coop_call *c, int *done) { return PMPI_Test(c->reqs, done, c->st); }
+ * MPI_Wait's (csp_mpich_test, as every poll here: requests on the direct
+ * route stay tracked until done, route.c; a raw PMPI_Test left them
+ * pending there, and a communicator's change of route never found it
+ * quiescent: TestRandomizedMatchingSwitch). */
+static int test1(struct coop_call *c, int *done) { return csp_mpich_test(c->reqs, done, c->st); }
 
 /* all_done polls for MPI_Waitall: every request complete (null and
  * inactive ones are), by MPI_Request_get_status; past POKE_AFTER_US, an
@@ -253,7 +256,7 @@ static int all_done(struct coop_call *c, int *done)
         c->poke_at = t + POKE_AFTER_US;
     } else if (t >= c->poke_at) {
         c->poke_at = t + POKE_EVERY_US;
-        int rc = PMPI_Testall(c->n, c->reqs, done, c->st);
+        int rc = csp_mpich_testall(c->n, c->reqs, done, c->st);
         if (rc != MPI_SUCCESS)
             *done = 1; /* its error report stands: no second poll */
         return rc;
@@ -269,13 +272,13 @@ static int all_done(struct coop_call *c, int *done)
 static int any_done(struct coop_call *c, int *done)
 {
     if (c->outcount) {
-        int rc = PMPI_Testsome(c->n, c->reqs, c->outcount, c->idx, c->st);
+        int rc = csp_mpich_testsome(c->n, c->reqs, c->outcount, c->idx, c->st);
         if (rc == MPI_SUCCESS && *c->outcount == MPI_UNDEFINED)
             return ready(c, done);
         *done = rc != MPI_SUCCESS || *c->outcount != 0;
         return rc;
     }
-    int rc = PMPI_Testany(c->n, c->reqs, c->idx, done, c->st);
+    int rc = csp_mpich_testany(c->n, c->reqs, c->idx, done, c->st);
     if (rc == MPI_SUCCESS && *done && *c->idx == MPI_UNDEFINED)
         return ready(c, done);
     return rc;
