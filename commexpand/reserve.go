@@ -1,8 +1,6 @@
 package commexpand
 
 import (
-	"math/bits"
-
 	"github.com/casperii/casperii/info"
 )
 
@@ -63,16 +61,11 @@ func (p *Pool) NarrowFrom(words []uint64, a info.Algorithm, keep, from int) {
 			clear(w)
 			continue
 		}
-		n := p.n[kk]
 		start := 0
-		if n > 0 && from > 0 {
+		if n := p.n[kk]; n > 0 {
 			start = int((uint64(from) * uint64(max(keep, 1))) % uint64(n))
 		}
-		if start == 0 {
-			w.keepLowest(keep)
-			continue
-		}
-		w.keepFrom(keep, start, n)
+		w.keepFrom(keep, start, p.n[kk])
 	}
 }
 
@@ -88,22 +81,6 @@ func (b Bitmap) keepFrom(k, start, n int) {
 			k--
 		} else {
 			b.clear(i)
-		}
-	}
-}
-
-// keepLowest clears every member of b but the k lowest.
-func (b Bitmap) keepLowest(k int) {
-	for i := range b {
-		for b[i] != 0 {
-			if k > 0 {
-				n := bits.OnesCount64(b[i])
-				if n <= k {
-					k -= n
-					break
-				}
-			}
-			b[i] &^= 1 << (63 - bits.LeadingZeros64(b[i])) // drop the highest
 		}
 	}
 }

@@ -176,16 +176,16 @@ func (r *runtime) reapZombies() {
 
 // agreeSlots proposes algorithm alg for comm's plan (k members per ghost;
 // herr: its hints were invalid) with the slots this member has free, and
-// returns the members' proposals reduced (one Allreduce, MPI_BAND), which commexpand's Decide
-// takes. Collective over comm. Under MPI_THREAD_MULTIPLE, other threads
-// may plan communicators of their own meanwhile (MPICH's threads/comm
-// dup_leak_test: four threads each duplicating its own communicator): the
-// offer is then narrowed, from a place the members agree on (seed:
-// planSeed of the parent, so that threads offer different resources), and
-// withheld from the pool while the reduction runs, as an MPI_Comm_idup's
-// is (idup.go), and withheld is returned: the
-// caller gives it back (Restore) under r.mu right before Decide. Without
-// it, two threads offered the same free context and both took it.
+// returns the members' proposals reduced (one Allreduce, MPI_BAND), which
+// commexpand's Decide takes. Collective over comm. Under
+// MPI_THREAD_MULTIPLE, other threads may plan communicators of their own
+// meanwhile (MPICH's threads/comm dup_leak_test: four threads each
+// duplicating its own communicator): the offer is then narrowed, from a
+// place the members agree on (seed: planSeed of the parent, so that
+// threads offer different resources), and withheld from the pool while the
+// reduction runs, as an MPI_Comm_idup's is (idup.go); withheld is returned
+// and the caller gives it back (Restore) under r.mu right before Decide.
+// Without it, two threads offered the same free context and both took it.
 func (r *runtime) agreeSlots(comm mpi.Comm, k, seed int, alg info.Algorithm, herr error) (out, withheld []uint64, err error) {
 	r.mu.Lock()
 	r.reapZombies()
