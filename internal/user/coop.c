@@ -139,13 +139,8 @@ struct coop_call {
  * mt_bsendrecv). */
 static uint32_t held(void)
 {
-    if (!(__atomic_load_n(&csp_u.nheld, __ATOMIC_RELAXED) | csp_u.nfreed_pending))
-        return 0;
-    CSP_LOCK();
-    csp_pump();
-    uint32_t n = csp_u.nheld;
-    CSP_UNLOCK();
-    return n;
+    csp_pump_unlocked();
+    return __atomic_load_n(&csp_u.nheld, __ATOMIC_RELAXED);
 }
 
 /* A held post that goes out no sooner than this (microseconds) waits on

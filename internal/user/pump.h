@@ -16,6 +16,17 @@ static inline void csp_pump(void)
                           csp_u.pump_unmap) != 0, 0))
         csp_pump_slow();
 }
+/* csp_pump for a caller that does not hold the lock, taken only when
+ * posts are held or freed operations pending (one test otherwise): the
+ * waits on MPICH (wait.c, coop.c) run without it. */
+static inline void csp_pump_unlocked(void)
+{
+    if (__atomic_load_n(&csp_u.nheld, __ATOMIC_RELAXED) | csp_u.nfreed_pending) {
+        CSP_LOCK();
+        csp_pump();
+        CSP_UNLOCK();
+    }
+}
 /* Track a deferred operation whose request the application freed. */
 void csp_defer_freed(struct csp_op *op);
 /* Poll the freed deferred operations; returns how many are not done. */

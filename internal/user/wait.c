@@ -171,21 +171,13 @@ static inline int any_ours(int n, MPI_Request *reqs)
  * callers below then need no stack frame. */
 static __attribute__((noinline)) int wait_theirs(MPI_Request *req, MPI_Status *st)
 {
-    if (csp_u.nheld || csp_u.nfreed_pending) {
-        CSP_LOCK();
-        csp_pump();
-        CSP_UNLOCK();
-    }
+    csp_pump_unlocked();
     return csp_coop_wait(req, st);
 }
 
 static __attribute__((noinline)) int waitall_theirs(int n, MPI_Request *reqs, MPI_Status *sts)
 {
-    if (csp_u.nheld || csp_u.nfreed_pending) {
-        CSP_LOCK();
-        csp_pump();
-        CSP_UNLOCK();
-    }
+    csp_pump_unlocked();
     return csp_coop_waitall(n, reqs, sts);
 }
 
