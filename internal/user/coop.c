@@ -144,8 +144,13 @@ static uint32_t held(void)
 }
 
 /* A held post that goes out no sooner than this (microseconds) waits on
- * something after the blocking call: enter it. */
-#define CSP_HELD_STALL_US 10000.0
+ * something after the blocking call: enter it. Long against a scheduler's
+ * slices: with more processes than cores a ghost that is merely off the
+ * CPU stalls the push for several of them, and entering the call then
+ * leaves posts held behind a collective their receiver reaches only after
+ * them. The cost falls on a process with more operations waiting for
+ * their match than cells only, once per blocking collective. */
+#define CSP_HELD_STALL_US 200000.0
 
 void csp_coop_push_held(void)
 {
