@@ -15,7 +15,13 @@ import (
 // users outnumber cores). The polls checked requests with
 // MPI_Request_get_status, which never runs a poll function: every one of
 // these waits hung (MPICH's io/async and io/i_* tests timed out). The
-// same lines as plain MPICH's.
+// same lines as plain MPICH's. Then MPI_Waitall where a request fails
+// (MPI_ERR_IN_STATUS, the requests after it pending, as MPICH's own
+// Waitall leaves them), and four MPI_File_iwrite_at_all under one
+// MPI_Waitall with MPICH's io/i_aggregation1 hints: the polls that ran
+// every request's poll function in turns (MPI_Testall) wrote wrong bytes
+// to the file with 2 users and hung with 3 (i_aggregation1 timed out);
+// the waits now poll them one at a time, in order, as MPICH's Waitall.
 func TestGeneralizedRequests(t *testing.T) {
 	prog := CProg(t, "ip_greq")
 	plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{t.TempDir()}, Timeout: time.Minute})

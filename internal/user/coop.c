@@ -32,6 +32,8 @@
 #include "submit.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Between two lends, poll MPICH this long (microseconds): the ghost gets
@@ -111,10 +113,17 @@ void csp_coop_lend_rma(void)
  * (MPICH 4.0.2, request_impl.c), and ROMIO's nonblocking I/O
  * (MPI_File_iwrite ...) completes only from it: such a wait never ended
  * (MPICH's io/async and i_* tests, where waits yield). So a Waitall still
- * waiting after POKE_AFTER_US calls MPI_Testall every POKE_EVERY_US and,
- * if that completes the requests or reports an error, returns its result,
- * a legal MPI_Waitall outcome (which requests it marks pending may
- * differ from MPICH's own Waitall). */
+ * waiting after POKE_AFTER_US pokes, every POKE_EVERY_US, the first
+ * request not found done with MPI_Test, which runs its poll function.
+ * One request at a time and in order, as MPICH's own MPI_Waitall drives
+ * ROMIO's requests (their wait_fn, each to its end before the next):
+ * polling all of them in turns with MPI_Testall hangs ROMIO's concurrent
+ * collective writes (MPICH's io/i_aggregation1, four MPI_File_iwrite_at_all
+ * then MPI_Waitall: plain MPICH hangs too when the program loops on
+ * MPI_Testall). A request a poke completes is then null to the blocking
+ * call, which writes the empty status over its own: poked() keeps it and
+ * puts it back, and an error a poke finds ends the call as MPICH's
+ * MPI_Waitall ends at a failed request (poke_failed). */
 #define POKE_AFTER_US 1000.0
 #define POKE_EVERY_US 100.0
 struct coop_call {
@@ -127,7 +136,11 @@ struct coop_call {
     int *idx, *outcount; /* MPI_Waitany's index, MPI_Waitsome's count and indices */
     MPI_Comm comm;
     MPI_Message *msg;
-    double poke_at; /* all_done: when to call MPI_Testall next (0: not yet timed) */
+    double poke_at; /* all_done: when to poke next (0: not yet timed)   */
+    MPI_Status *poked_st; /* all_done: statuses of the requests a poke
+                             completed (NULL: none yet), poked[i] set  */
+    unsigned char *poked;
+    int poke_rc; /* the error a poke found (MPI_SUCCESS: none)          */
 };
 
 /* held: push posts held for lack of cells, as the ghost hands cells back
@@ -240,6 +253,69 @@ static int ready(struct coop_call *c, int *done)
  * quiescent: TestRandomizedMatchingSwitch). */
 static int test1(struct coop_call *c, int *done) { return csp_mpich_test(c->reqs, done, c->st); }
 
+/* poke_failed: reqs[i] completed with c->poke_rc. As MPICH's MPI_Waitall
+ * at a failed request: those before it (found done) complete, those after
+ * it stay pending, MPI_ERR_IN_STATUS with each status' error saying which. */
+static int poke_failed(struct coop_call *c, int i)
+{
+    int rc = csp_mpich_waitall(i, c->reqs, c->st); /* done: returns at once */
+    if (c->st == MPI_STATUSES_IGNORE)
+        return MPI_ERR_IN_STATUS;
+    if (rc == MPI_SUCCESS)
+        for (int j = 0; j < i; j++)
+            c->st[j].MPI_ERROR = MPI_SUCCESS;
+    for (int j = 0; j < i; j++)
+        if (c->poked[j])
+            c->st[j] = c->poked_st[j];
+    c->st[i] = c->poked_st[i];
+    for (int j = i + 1; j < c->n; j++)
+        c->st[j].MPI_ERROR = c->reqs[j] == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_ERR_PENDING;
+    return MPI_ERR_IN_STATUS;
+}
+
+/* poked: after the blocking call (rc) that ended a wait with pokes, put
+ * back the statuses it overwrote with empty ones. */
+static int poked(struct coop_call *c, int rc)
+{
+    if (c->poke_rc == MPI_SUCCESS && c->st != MPI_STATUSES_IGNORE)
+        for (int j = 0; j < c->n; j++)
+            if (c->poked[j])
+                c->st[j] = c->poked_st[j]; /* MPI_ERROR: MPI_SUCCESS */
+    free(c->poked_st);
+    return rc;
+}
+
+/* poke: MPI_Test on c->reqs[c->next], the first request not found done
+ * (see above). Its status is kept for poked(); an error ends the call
+ * (*done) the way MPICH's MPI_Waitall ends at a failed request. Without
+ * memory to keep a status, the blocking call finishes the wait. */
+static int poke(struct coop_call *c, int *done)
+{
+    int i = c->next, flag = 0;
+    MPI_Status st;
+    int rc = csp_mpich_test(&c->reqs[i], &flag, &st);
+    if (rc == MPI_SUCCESS && !flag)
+        return MPI_SUCCESS;
+    if (!c->poked) {
+        c->poked_st = malloc((size_t)c->n * (sizeof(MPI_Status) + 1));
+        if (!c->poked_st) {
+            *done = 1;
+            return rc == MPI_SUCCESS ? c->block(c) : rc;
+        }
+        c->poked = (unsigned char *)(c->poked_st + c->n);
+        memset(c->poked, 0, (size_t)c->n);
+    }
+    c->poked[i] = 1;
+    c->poked_st[i] = st;
+    c->poked_st[i].MPI_ERROR = rc;
+    if (rc != MPI_SUCCESS) {
+        c->poke_rc = rc;
+        *done = 1;
+        return poke_failed(c, i);
+    }
+    return MPI_SUCCESS; /* the next poll finds reqs[i] null, done */
+}
+
 /* all_done polls for MPI_Waitall: every request complete (null and
  * inactive ones are), by MPI_Request_get_status; past POKE_AFTER_US, an
  * MPI_Testall now and then runs generalized requests' poll functions (see
@@ -256,10 +332,7 @@ static int all_done(struct coop_call *c, int *done)
         c->poke_at = t + POKE_AFTER_US;
     } else if (t >= c->poke_at) {
         c->poke_at = t + POKE_EVERY_US;
-        int rc = csp_mpich_testall(c->n, c->reqs, done, c->st);
-        if (rc != MPI_SUCCESS)
-            *done = 1; /* its error report stands: no second poll */
-        return rc;
+        return poke(c, done);
     }
     return MPI_SUCCESS;
 }
@@ -313,7 +386,8 @@ int csp_coop_wait_lending(MPI_Request *req, MPI_Status *st)
 int csp_coop_waitall_lending(int n, MPI_Request *reqs, MPI_Status *sts)
 {
     struct coop_call c = {.poll = all_done, .block = waitn, .reqs = reqs, .st = sts, .n = n};
-    return coop(&c);
+    int rc = coop(&c);
+    return c.poked ? poked(&c, rc) : rc;
 }
 
 int csp_coop_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
