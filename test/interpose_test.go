@@ -114,6 +114,57 @@ func TestInterposeTruncatedReceive(t *testing.T) {
 	require.Len(t, Select(rs, "test=truncate"), l.Users())
 }
 
+// A message that ends inside a basic element of the receive's datatype
+// (three MPI_CHARs into an indexed type of MPI_INTs, MPICH's
+// errors/pt2pt/truncmsg2) fails with MPI_ERR_TRUNCATE from MPI_Wait and
+// MPI_Recv, as under plain MPICH (the library's unpack took the bytes and
+// succeeded), and the receives were offloaded. A truncated MPI_Sendrecv
+// raises on its communicator's handler (returning), not the world's
+// (fatal), as MPICH's.
+func TestInterposeTruncatedElement(t *testing.T) {
+	prog := CProg(t, "ip_errors")
+	plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{"element"}}) // fails the library's own checks
+	l := Layout{N: 4, NodeSize: 2}
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"element"}, Preload: true, Env: []string{"CSP_STATS=1"}})
+	lib := ipRequireResults(t, res, l.Users()*8)
+	for _, name := range []string{"test=element-wait", "test=element-recv", "test=element-sendrecv"} {
+		elems := Select(Results(plain.Stdout), name)
+		require.Len(t, elems, 2, "plain MPICH:\n%s", plain.Output())
+		for _, f := range elems {
+			require.True(t, f.Match("ok=1"), "plain MPICH: %s", f.Line())
+		}
+		require.Len(t, Select(lib, name), l.Users(), name)
+	}
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.GreaterOrEqual(t, s.IrecvOffloaded, int64(2), s.Fields.Line())
+	}
+}
+
+// Under MPI_ERRORS_ARE_FATAL a truncated offloaded receive aborts the job
+// with the library's line naming the error and MPICH's own text for the
+// class after it, as plain MPICH aborts: the error used to come back as a
+// return code, and the program went on.
+func TestInterposeTruncatedFatal(t *testing.T) {
+	prog := CProg(t, "ip_errors")
+	for _, call := range []string{"fatal-wait", "fatal-recv"} {
+		t.Run(call, func(t *testing.T) {
+			plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{call}})
+			require.NotEqual(t, 0, plain.ExitCode, "plain MPICH aborts:\n%s", plain.Output())
+			require.NotContains(t, plain.Stdout, "survived")
+			res := Run(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: prog, Args: []string{call}, Preload: true})
+			require.NotEqual(t, 0, res.ExitCode, "the job aborts:\n%s", res.Output())
+			require.NotContains(t, res.Stdout, "survived", res.Output())
+			require.Contains(t, res.Output(), "MPI_ERR_TRUNCATE") // the library's line, flushed first
+			// MPICH's own line, when the abort lets it out, names the class
+			for _, l := range strings.Split(res.Output(), "\n") {
+				if strings.Contains(l, "Fatal error") {
+					require.Contains(t, l, "Message truncated")
+				}
+			}
+		})
+	}
+}
+
 // MPI_Win_allocate_shared with shmbuf_regist=true (on the window, or on
 // MPI_COMM_SELF's hints) gives a working window whose memory is offloaded
 // without copies; without the hint the windows work the same and, where

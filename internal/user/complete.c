@@ -51,6 +51,26 @@ static void unpack_bounce(struct csp_op *op)
     csp_unpack(op->bounce, n * op->usize, &pos, op->ubuf, n, op->utype);
 }
 
+/* ends_in_element: do nbytes of op's noncontiguous type end inside one
+ * of its basic elements (the whole elements in nbytes and in nbytes - 1
+ * the same)? MPICH's unpack then fails the receive with MPI_ERR_TRUNCATE
+ * and count 0 where the bounce block's unpack would take the bytes (an
+ * erroneous program: three MPI_CHARs received as MPI_INTs of an indexed
+ * type, MPICH's errors/pt2pt/truncmsg2). Its contiguous types take the
+ * bytes, as op->contig's memcpy does. */
+static int ends_in_element(const struct csp_op *op, MPI_Count nbytes)
+{
+    MPI_Status st;
+    MPI_Count whole = 0, less = 0;
+    if (PMPI_Status_set_elements_x(&st, MPI_BYTE, nbytes) != MPI_SUCCESS ||
+        PMPI_Get_elements_x(&st, op->utype, &whole) != MPI_SUCCESS || whole == MPI_UNDEFINED)
+        return 0;
+    if (PMPI_Status_set_elements_x(&st, MPI_BYTE, nbytes - 1) != MPI_SUCCESS ||
+        PMPI_Get_elements_x(&st, op->utype, &less) != MPI_SUCCESS)
+        return 0;
+    return whole == less;
+}
+
 /* Copy the result of op's finished cell into op, recycle the cell. */
 void csp_finish(struct csp_op *op)
 {
@@ -81,6 +101,11 @@ void csp_finish(struct csp_op *op)
         } else {
             int soff = (int)(((uint32_t)itag >> t->src_shift) & t->off_mask);
             op->r.st_source = csp_comm_rank_of(c, cell->st_source, soff);
+        }
+        if (op->bounce && takes_data && op->r.st_bytes > 0 && !op->contig &&
+            op->r.st_error == MPI_SUCCESS && ends_in_element(op, op->r.st_bytes)) {
+            op->r.st_error = MPI_ERR_TRUNCATE;
+            op->r.st_bytes = 0;
         }
         if (op->bounce && takes_data && op->r.st_bytes > 0) {
             if (op->contig)

@@ -75,6 +75,27 @@ int csp_raise(MPI_Comm comm, int code, const char *msg)
     return code;
 }
 
+/* csp_raise_op raises code, the error an offloaded operation finished
+ * with (the ghost's MPI call: a truncated receive, above all), or
+ * MPI_ERR_IN_STATUS for a call of several requests one of which failed
+ * with cause, on comm: where MPICH raises a failed request's error (the
+ * communicator of a blocking call, the world's handler for the Wait/Test
+ * family in MPICH 4.0.2). Returned without it, a program under
+ * MPI_ERRORS_ARE_FATAL went on past a truncated message. */
+int csp_raise_op(MPI_Comm comm, int code, int cause)
+{
+    if (code == MPI_SUCCESS)
+        return code;
+    int cls = MPI_ERR_OTHER;
+    PMPI_Error_class(cause, &cls);
+    return csp_raise(comm, code,
+                     cls == MPI_ERR_TRUNCATE
+                         ? "a message was longer than its receive buffer, or ended inside a basic "
+                           "element of the receive's datatype (MPI_ERR_TRUNCATE): post receives "
+                           "that hold the whole message, in a datatype that matches the send's"
+                         : NULL);
+}
+
 /* csp_error raises the fast path's error e on comm (csp_raise). */
 int csp_error(MPI_Comm comm, enum csp_errmsg e)
 {

@@ -170,7 +170,7 @@ int csp_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI
         return CSP_PMPI_COUNTED(Mrecv, buf, count, dt, msg, st);
     }
     struct csp_op *op;
-    int rc = msg_recv_op(m, buf, count, dt, &op);
+    int rc = msg_recv_op(m, buf, count, dt, &op), failed = 0;
     if (rc == MPI_SUCCESS) {
         *msg = MPI_MESSAGE_NULL;
         csp_u.n_irecv++;
@@ -179,11 +179,13 @@ int csp_mrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI
         if (rc == MPI_SUCCESS) {
             csp_req_fill_status(&op->r, st);
             rc = op->r.st_error;
+            failed = rc != MPI_SUCCESS;
         }
         csp_op_release(op);
     }
     CSP_UNLOCK();
-    return rc;
+    /* MPI_Mrecv names no communicator: the world's handler, as MPICH's */
+    return failed ? csp_raise_op(csp_u.world, rc, rc) : rc;
 }
 
 int csp_imrecv(void *buf, MPI_Count count, MPI_Datatype dt, MPI_Message *msg, MPI_Request *req)

@@ -270,15 +270,23 @@ int csp_start_request(struct csp_op *op, MPI_Request *req)
 }
 
 /* Wait for a blocking op, take its result and return the record. */
-static int finish_blocking(struct csp_op *op, MPI_Status *st)
+static int finish_blocking(struct csp_op *op, MPI_Status *st, int *failed)
 {
     int rc = csp_wait_op(op);
     if (rc == MPI_SUCCESS) {
         csp_req_fill_status(&op->r, st);
         rc = op->r.st_error;
+        *failed = rc != MPI_SUCCESS;
     }
     csp_op_release(op);
     return rc;
+}
+
+/* The code of a blocking call on c whose operation failed: raised on the
+ * communicator's handler, as MPICH raises it (csp_raise_op). Unlocked. */
+static int blocking_raised(struct csp_comm *c, int rc, int failed)
+{
+    return failed ? csp_raise_op(c->comm, rc, rc) : rc;
 }
 
 /*
@@ -451,14 +459,14 @@ static __attribute__((noinline)) int send_ghost(const void *buf, MPI_Count count
                                                 int dest, int tag, struct csp_comm *c, int sync)
 {
     struct csp_op *op;
-    int rc;
+    int rc, failed = 0;
     if ((rc = csp_post_send(buf, count, dt, dest, tag, c, sync, &op)) == MPI_SUCCESS) {
         csp_u.n_isend++;
         csp_submit(op);
-        rc = finish_blocking(op, MPI_STATUS_IGNORE);
+        rc = finish_blocking(op, MPI_STATUS_IGNORE, &failed);
     }
     CSP_UNLOCK();
-    return rc;
+    return blocking_raised(c, rc, failed);
 }
 
 /* A direct blocking send while the ghost needs our core, or where waits
@@ -508,14 +516,14 @@ static __attribute__((noinline)) int recv_ghost(void *buf, MPI_Count count, MPI_
                                                 int tag, struct csp_comm *c, MPI_Status *st)
 {
     struct csp_op *op;
-    int rc;
+    int rc, failed = 0;
     if ((rc = csp_post_recv(CSP_OP_RECV, buf, count, dt, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_irecv++;
         csp_submit(op);
-        rc = finish_blocking(op, st);
+        rc = finish_blocking(op, st, &failed);
     }
     CSP_UNLOCK();
-    return rc;
+    return blocking_raised(c, rc, failed);
 }
 
 /* A direct blocking receive (src is not MPI_PROC_NULL) while the ghost
@@ -613,13 +621,14 @@ int csp_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         return rc;
     }
     struct csp_op *op;
+    int failed = 0;
     if ((rc = csp_post_recv(CSP_OP_PROBE, NULL, 0, MPI_BYTE, src, tag, c, &op)) == MPI_SUCCESS) {
         csp_u.n_probe++;
         csp_submit(op);
-        rc = finish_blocking(op, st);
+        rc = finish_blocking(op, st, &failed);
     }
     CSP_UNLOCK();
-    return rc;
+    return blocking_raised(c, rc, failed);
 }
 
 /* Buffered mode (MPI_Bsend, MPI_Ibsend) on an offloaded communicator: the

@@ -63,7 +63,8 @@ int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int des
         return rc;
     }
     MPI_Status sts[2];
-    rc = csp_waitall(2, r, sts);
+    int cause;
+    rc = csp_waitall_unraised(2, r, sts, &cause);
     if (st != MPI_STATUS_IGNORE) { /* the receive's status; MPI_ERROR is the caller's */
         int keep = st->MPI_ERROR;
         *st = sts[0];
@@ -71,5 +72,6 @@ int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int des
     }
     if (rc == MPI_ERR_IN_STATUS)
         rc = sts[0].MPI_ERROR != MPI_SUCCESS ? sts[0].MPI_ERROR : sts[1].MPI_ERROR;
-    return rc;
+    /* the failed half's error, on the communicator's handler as MPICH's */
+    return cause != MPI_SUCCESS ? csp_raise_op(comm, rc, cause) : rc;
 }

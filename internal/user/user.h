@@ -348,6 +348,10 @@ int csp_error(MPI_Comm comm, enum csp_errmsg e);
  * message (under a fatal handler, printed, and MPICH gets the
  * bare class). Returns code. */
 int csp_raise(MPI_Comm comm, int code, const char *msg);
+/* Raise code, a finished operation's error (or MPI_ERR_IN_STATUS for a
+ * call whose request failed with cause), on comm's handler, after the
+ * call's lock is released. Returns code. */
+int csp_raise_op(MPI_Comm comm, int code, int cause);
 
 /* Does error handler eh abort (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT)?
  * Frees eh (a handle from PMPI_*_get_errhandler). */
@@ -721,6 +725,10 @@ int csp_startall(int n, MPI_Request *reqs);
 int csp_wait(MPI_Request *req, MPI_Status *st);
 int csp_test(MPI_Request *req, int *flag, MPI_Status *st);
 int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts);
+/* csp_waitall that leaves the error of one of our requests unraised:
+ * *cause is it (MPI_SUCCESS: none), for the caller to raise on its
+ * communicator (csp_raise_op), as MPI_Sendrecv does. */
+int csp_waitall_unraised(int n, MPI_Request *reqs, MPI_Status *sts, int *cause);
 /* csp_waitall with MPI_STATUSES_IGNORE, which is (MPI_Status *)1 and so
  * stays in C (api.go). */
 int csp_waitall_nostatus(int n, MPI_Request *reqs);

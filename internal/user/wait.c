@@ -241,15 +241,25 @@ static void mask_done(struct mask *m, MPI_Request *reqs)
         free(m->reqs);
 }
 
+/* raised: e, the error our request completed with (ours_complete), raised
+ * as MPICH raises it from the Wait/Test family: on the world's handler. A
+ * stale handle's error was raised where it was found. Call unlocked. */
+static int raised(int e)
+{
+    if (e == MPI_SUCCESS || e == csp_u.errcode[CSP_E_BAD_REQUEST])
+        return e;
+    return csp_raise_op(csp_u.world, e, e);
+}
+
 static __attribute__((noinline)) int wait_ours(MPI_Request *req, MPI_Status *st)
 {
     CSP_LOCK();
-    int rc = ours_wait(*req);
+    int rc = ours_wait(*req), e = MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
-        rc = ours_complete(req, st);
+        rc = e = ours_complete(req, st);
     csp_warm_posts();
     CSP_UNLOCK();
-    return rc;
+    return e != MPI_SUCCESS ? raised(e) : rc;
 }
 
 int csp_wait(MPI_Request *req, MPI_Status *st)
@@ -275,7 +285,9 @@ int csp_test(MPI_Request *req, int *flag, MPI_Status *st)
     } else if ((rc = csp_test_miss()) == MPI_SUCCESS)
         csp_poke_progress();
     CSP_UNLOCK();
-    if (!*flag && rc == MPI_SUCCESS)
+    if (*flag)
+        return raised(rc);
+    if (rc == MPI_SUCCESS)
         csp_coop_test_miss();
     return rc;
 }
@@ -292,10 +304,13 @@ static int multi_code(int rc, int errs)
  * rest with return code rc. Statuses' MPI_ERROR fields are written only
  * when the call returns MPI_ERR_IN_STATUS, and then all of them: MPICH
  * wrote its own if it returned that, else they are MPI_SUCCESS (null
- * requests included). Returns the call's code. */
-static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc)
+ * requests included). Returns the call's code; *cause is the first error
+ * of ours when the code is ours to raise (MPICH's part succeeded; see
+ * multi_raised), else MPI_SUCCESS. */
+static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc, int *cause)
 {
     int errs = 0;
+    *cause = MPI_SUCCESS;
     for (int i = 0; i < n; i++)
         errs += ours(reqs[i]) && ours_error(reqs[i]) != MPI_SUCCESS;
     int in_status = sts != MPI_STATUSES_IGNORE && multi_code(rc, errs) == MPI_ERR_IN_STATUS;
@@ -308,12 +323,25 @@ static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc)
         int e = ours_complete(&reqs[i], status_at(sts, i));
         if (in_status)
             sts[i].MPI_ERROR = e;
+        if (e != MPI_SUCCESS && *cause == MPI_SUCCESS && rc == MPI_SUCCESS)
+            *cause = e;
     }
     return multi_code(rc, errs);
 }
 
-static __attribute__((noinline)) int waitall_ours(int n, MPI_Request *reqs, MPI_Status *sts)
+/* multi_raised: the code of a call of several requests, raised on the
+ * world's handler when one of ours failed (cause) and MPICH's part, which
+ * raises its own, succeeded. Call unlocked. */
+static int multi_raised(int rc, int cause)
 {
+    if (cause == MPI_SUCCESS || cause == csp_u.errcode[CSP_E_BAD_REQUEST])
+        return rc;
+    return csp_raise_op(csp_u.world, rc, cause);
+}
+
+static __attribute__((noinline)) int waitall_ours(int n, MPI_Request *reqs, MPI_Status *sts, int *cause)
+{
+    *cause = MPI_SUCCESS;
     CSP_LOCK();
     csp_pump();
     int rc = MPI_SUCCESS;
@@ -336,16 +364,24 @@ static __attribute__((noinline)) int waitall_ours(int n, MPI_Request *reqs, MPI_
         empty_nulls(n, reqs, sts);
     }
     CSP_LOCK();
-    rc = merge_all(n, reqs, sts, rc);
+    rc = merge_all(n, reqs, sts, rc, cause);
     csp_warm_posts();
     CSP_UNLOCK();
     return rc;
 }
 
+int csp_waitall_unraised(int n, MPI_Request *reqs, MPI_Status *sts, int *cause)
+{
+    *cause = MPI_SUCCESS;
+    return any_ours(n, reqs) ? waitall_ours(n, reqs, sts, cause) : csp_waitall(n, reqs, sts);
+}
+
 int csp_waitall(int n, MPI_Request *reqs, MPI_Status *sts)
 {
-    if (any_ours(n, reqs))
-        return waitall_ours(n, reqs, sts);
+    if (any_ours(n, reqs)) {
+        int cause, rc = waitall_ours(n, reqs, sts, &cause);
+        return multi_raised(rc, cause);
+    }
     if (__builtin_expect(theirs_slow(), 0))
         return waitall_theirs(n, reqs, sts);
     return csp_mpich_waitall(n, reqs, sts);
@@ -382,10 +418,12 @@ int csp_testall(int n, MPI_Request *reqs, int *flag, MPI_Status *sts)
         empty_nulls(n, reqs, sts);
     }
     if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag) {
+        int cause;
         CSP_LOCK();
-        rc = merge_all(n, reqs, sts, rc);
+        rc = merge_all(n, reqs, sts, rc, &cause);
         csp_warm_posts();
         CSP_UNLOCK();
+        rc = multi_raised(rc, cause);
     }
     return rc;
 }
@@ -397,6 +435,7 @@ struct any_arg {
     MPI_Status *st;
     int rc;
     int some;
+    int cause; /* an error of ours for the caller to raise (multi_raised) */
 };
 
 /* One pass of Testany / Testsome over a mixed array. Returns 1 when the
@@ -412,7 +451,7 @@ static int test_any(struct any_arg *a)
             if (ours_ready(a->reqs[i])) {
                 *a->idx = i;
                 *a->flag = 1;
-                a->rc = ours_complete(&a->reqs[i], a->st);
+                a->rc = a->cause = ours_complete(&a->reqs[i], a->st);
                 return 1;
             }
         }
@@ -455,6 +494,8 @@ static int test_any(struct any_arg *a)
         int e = ours_complete(&a->reqs[i], st);
         if (in_status)
             st->MPI_ERROR = e;
+        if (e != MPI_SUCCESS && a->cause == MPI_SUCCESS && a->rc == MPI_SUCCESS)
+            a->cause = e;
         a->idxs[cnt++] = i;
     }
     a->rc = multi_code(a->rc, errs);
@@ -484,7 +525,7 @@ int csp_testany(int n, MPI_Request *reqs, int *idx, int *flag, MPI_Status *st)
         if (a.rc == MPI_SUCCESS && (a.rc = csp_test_miss()) == MPI_SUCCESS)
             csp_coop_test_miss();
     }
-    return a.rc;
+    return multi_raised(a.rc, a.cause);
 }
 
 int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
@@ -498,7 +539,7 @@ int csp_testsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
     if (!done && a.rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED &&
         (a.rc = csp_test_miss()) == MPI_SUCCESS)
         csp_coop_test_miss();
-    return a.rc;
+    return multi_raised(a.rc, a.cause);
 }
 
 int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
@@ -510,7 +551,7 @@ int csp_waitany(int n, MPI_Request *reqs, int *idx, MPI_Status *st)
     CSP_LOCK();
     int rc = csp_block_until(any_ready, &a);
     CSP_UNLOCK();
-    return rc != MPI_SUCCESS ? rc : a.rc;
+    return rc != MPI_SUCCESS ? rc : multi_raised(a.rc, a.cause);
 }
 
 int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *sts)
@@ -522,7 +563,7 @@ int csp_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Status *
     CSP_LOCK();
     int rc = csp_block_until(any_ready, &a);
     CSP_UNLOCK();
-    return rc != MPI_SUCCESS ? rc : a.rc;
+    return rc != MPI_SUCCESS ? rc : multi_raised(a.rc, a.cause);
 }
 
 int csp_request_free(MPI_Request *req)
@@ -613,7 +654,7 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
         return PMPI_Request_get_status(req, flag, st);
     CSP_LOCK();
     csp_pump();
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, cause = MPI_SUCCESS;
     struct csp_preq *p = csp_preq_of(req);
     struct csp_op *op = p ? csp_preq_op(p) : csp_op_lookup(req);
     if (!op && !p) {
@@ -622,13 +663,15 @@ int csp_request_get_status(MPI_Request req, int *flag, MPI_Status *st)
         *flag = op ? csp_poll_op(op) : 1;
         if (*flag && op) {
             csp_req_fill_status(&op->r, st);
-            rc = op->r.st_error; /* as MPI_Test would return it */
+            rc = cause = op->r.st_error; /* as MPI_Test would return it */
         } else if (*flag)
             csp_empty_status(st); /* an inactive persistent request */
         else
             csp_poke_progress();
     }
     CSP_UNLOCK();
+    if (cause != MPI_SUCCESS)
+        return raised(cause);
     if (rc == MPI_SUCCESS && !*flag)
         csp_coop_test_miss();
     return rc;

@@ -8,6 +8,19 @@
  * communicator returns an MPI_ERR_TAG-class code; a bad tag on the world
  * returns an error; MPI_Comm_free(MPI_COMM_WORLD) returns an error.
  *
+ *   ip_errors truncate: a truncated offloaded MPI_Irecv: MPI_ERR_TRUNCATE
+ *   from MPI_Wait.
+ *   ip_errors element: three MPI_CHARs received on the offloaded
+ *   communicator as an indexed type of MPI_INTs (MPICH's
+ *   errors/pt2pt/truncmsg2), from the peer user: MPI_ERR_TRUNCATE from
+ *   MPI_Wait and from MPI_Recv, as plain MPICH gives (which leaves the
+ *   status unwritten); and MPI_Sendrecv truncated with the world's
+ *   handler fatal and the communicator's returning: MPI_ERR_TRUNCATE.
+ *   ip_errors fatal-wait | fatal-recv: the truncated receive under
+ *   MPI_ERRORS_ARE_FATAL (on the world and the communicator), completed by
+ *   MPI_Wait or made by MPI_Recv: the job aborts, as under plain MPICH;
+ *   "survived" is printed only if the call returned.
+ *
  * Output: "result rank=<r> test=<name> ok=<0|1> ..." lines.
  */
 #include <mpi.h>
@@ -68,6 +81,51 @@ int main(int argc, char **argv)
         rc = MPI_Wait(&r[0], &st);
         MPI_Wait(&r[1], MPI_STATUS_IGNORE);
         check_code("truncate", rc == MPI_SUCCESS ? st.MPI_ERROR : rc, MPI_ERR_TRUNCATE, NULL, NULL);
+    }
+
+    if (argc > 1 && strcmp(argv[1], "element") == 0) {
+        int bl[3] = {1, 2, 1}, ix[3] = {4, 8, 16}, size;
+        MPI_Comm_size(c, &size);
+        int peer = (rank ^ 1) < size ? rank ^ 1 : rank;
+        MPI_Datatype idx;
+        MPI_Type_indexed(3, bl, ix, MPI_INT, &idx);
+        MPI_Type_commit(&idx);
+        char three[3] = {1, 2, 3};
+        int in[32];
+        MPI_Request r[2];
+        MPI_Status st;
+        MPI_Irecv(in, 1, idx, peer, 4, c, &r[0]);
+        MPI_Isend(three, 3, MPI_CHAR, peer, 4, c, &r[1]);
+        rc = MPI_Wait(&r[0], &st);
+        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        check_code("element-wait", rc, MPI_ERR_TRUNCATE, NULL, NULL);
+        MPI_Isend(three, 3, MPI_CHAR, peer, 5, c, &r[1]);
+        rc = MPI_Recv(in, 1, idx, peer, 5, c, &st);
+        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        check_code("element-recv", rc, MPI_ERR_TRUNCATE, NULL, NULL);
+        MPI_Type_free(&idx);
+        /* MPI_Sendrecv raises on its communicator's handler, not the world's */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        int big[8] = {0}, small[2];
+        rc = MPI_Sendrecv(big, 8, MPI_INT, peer, 6, small, 2, MPI_INT, peer, 6, c, &st);
+        check_code("element-sendrecv", rc, MPI_ERR_TRUNCATE, NULL, NULL);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+
+    if (argc > 1 && strncmp(argv[1], "fatal-", 6) == 0) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_ARE_FATAL);
+        MPI_Request r[2];
+        MPI_Isend(x, 8, MPI_INT, rank, 6, c, &r[1]);
+        if (strcmp(argv[1], "fatal-wait") == 0) {
+            MPI_Irecv(x, 2, MPI_INT, rank, 6, c, &r[0]);
+            MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(x, 2, MPI_INT, rank, 6, c, MPI_STATUS_IGNORE);
+        }
+        printf("result rank=%d test=%s survived\n", rank, argv[1]);
+        fflush(stdout);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
 
     /* A bad value in MPI_Comm_set_info (offload is then off on c). */
