@@ -48,6 +48,19 @@ static int check_code(const char *name, int rc, int want_class, const char *need
     return ok;
 }
 
+/* Receive (in, n, t) from peer while sending (out, m, ot) to it on c;
+ * returns MPI_Wait's code for the receive. */
+static int irecv_isend(void *in, int n, MPI_Datatype t, const void *out, int m, MPI_Datatype ot, int peer,
+                       int tag, MPI_Comm c, MPI_Status *st)
+{
+    MPI_Request r[2];
+    MPI_Irecv(in, n, t, peer, tag, c, &r[0]);
+    MPI_Isend(out, m, ot, peer, tag, c, &r[1]);
+    int rc = MPI_Wait(&r[0], st);
+    MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -74,12 +87,8 @@ int main(int argc, char **argv)
     check_code("badtag-world", rc, MPI_ERR_TAG, NULL, NULL);
 
     if (argc > 1 && strcmp(argv[1], "truncate") == 0) {
-        MPI_Request r[2];
         MPI_Status st;
-        MPI_Irecv(x, 2, MPI_INT, rank, 3, c, &r[0]);
-        MPI_Isend(x, 8, MPI_INT, rank, 3, c, &r[1]);
-        rc = MPI_Wait(&r[0], &st);
-        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        rc = irecv_isend(x, 2, MPI_INT, x, 8, MPI_INT, rank, 3, c, &st);
         check_code("truncate", rc == MPI_SUCCESS ? st.MPI_ERROR : rc, MPI_ERR_TRUNCATE, NULL, NULL);
     }
 
@@ -94,10 +103,7 @@ int main(int argc, char **argv)
         int in[32];
         MPI_Request r[2];
         MPI_Status st;
-        MPI_Irecv(in, 1, idx, peer, 4, c, &r[0]);
-        MPI_Isend(three, 3, MPI_CHAR, peer, 4, c, &r[1]);
-        rc = MPI_Wait(&r[0], &st);
-        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        rc = irecv_isend(in, 1, idx, three, 3, MPI_CHAR, peer, 4, c, &st);
         check_code("element-wait", rc, MPI_ERR_TRUNCATE, NULL, NULL);
         MPI_Isend(three, 3, MPI_CHAR, peer, 5, c, &r[1]);
         rc = MPI_Recv(in, 1, idx, peer, 5, c, &st);
