@@ -15,7 +15,9 @@
  *   errors/pt2pt/truncmsg2), from the peer user: MPI_ERR_TRUNCATE from
  *   MPI_Wait and from MPI_Recv, as plain MPICH gives (which leaves the
  *   status unwritten); and MPI_Sendrecv truncated with the world's
- *   handler fatal and the communicator's returning: MPI_ERR_TRUNCATE.
+ *   handler fatal and the communicator's returning: MPI_ERR_TRUNCATE; then
+ *   a handler of the program's on both is called once per truncated call,
+ *   with MPI_COMM_WORLD for MPI_Wait and the communicator for MPI_Recv.
  *   ip_errors fatal-wait | fatal-recv: the truncated receive under
  *   MPI_ERRORS_ARE_FATAL (on the world and the communicator), completed by
  *   MPI_Wait or made by MPI_Recv: the job aborts, as under plain MPICH;
@@ -46,6 +48,19 @@ static int check_code(const char *name, int rc, int want_class, const char *need
     printf("result rank=%d test=%s ok=%d class=%d msg=%s\n", rank, name, ok, cls, msg);
     bad += !ok;
     return ok;
+}
+
+/* The handler calls of the "element" case's user error handler. */
+static MPI_Comm handled_comm[4];
+static int handled_class[4], nhandled;
+
+static void record_error(MPI_Comm *comm, int *code, ...)
+{
+    if (nhandled < 4) {
+        handled_comm[nhandled] = *comm;
+        MPI_Error_class(*code, &handled_class[nhandled]);
+    }
+    nhandled++;
 }
 
 /* Receive (in, n, t) from peer while sending (out, m, ot) to it on c;
@@ -115,6 +130,24 @@ int main(int argc, char **argv)
         int big[8] = {0}, small[2];
         rc = MPI_Sendrecv(big, 8, MPI_INT, peer, 6, small, 2, MPI_INT, peer, 6, c, &st);
         check_code("element-sendrecv", rc, MPI_ERR_TRUNCATE, NULL, NULL);
+        /* A handler of the application's: called once per failed call, with
+         * the world for MPI_Wait and with c for MPI_Recv (MPICH's choice) */
+        MPI_Errhandler eh;
+        MPI_Comm_create_errhandler(record_error, &eh);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh);
+        MPI_Comm_set_errhandler(c, eh);
+        irecv_isend(small, 2, MPI_INT, big, 8, MPI_INT, peer, 7, c, &st);
+        MPI_Isend(big, 8, MPI_INT, peer, 8, c, &r[1]);
+        MPI_Recv(small, 2, MPI_INT, peer, 8, c, &st);
+        MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+        int ok = nhandled == 2 && handled_comm[0] == MPI_COMM_WORLD && handled_class[0] == MPI_ERR_TRUNCATE &&
+                 handled_comm[1] == c && handled_class[1] == MPI_ERR_TRUNCATE;
+        printf("result rank=%d test=element-handler ok=%d calls=%d first=%s/%d second=%s/%d\n", rank, ok, nhandled,
+               handled_comm[0] == MPI_COMM_WORLD ? "world" : "other", handled_class[0],
+               handled_comm[1] == c ? "comm" : "other", handled_class[1]);
+        bad += !ok;
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        MPI_Errhandler_free(&eh);
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
 
