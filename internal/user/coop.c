@@ -317,8 +317,8 @@ static int poke(struct coop_call *c, int *done)
 }
 
 /* all_done polls for MPI_Waitall: every request complete (null and
- * inactive ones are), by MPI_Request_get_status; past POKE_AFTER_US, an
- * MPI_Testall now and then runs generalized requests' poll functions (see
+ * inactive ones are), by MPI_Request_get_status; past POKE_AFTER_US, a
+ * poke now and then runs the first pending request's poll function (see
  * above). */
 static int all_done(struct coop_call *c, int *done)
 {
