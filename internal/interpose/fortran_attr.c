@@ -8,10 +8,11 @@
  * bits), and could pick tags the runtime then refuses. Each wrapper calls
  * MPICH's profiling entry of the same binding and, when the key is
  * MPI_TAG_UB and the call found it, replaces the value with the exposed
- * bound. Everything else is MPICH's answer, unchanged: these bindings never
- * mapped MPI_COMM_WORLD (MPICH's Fortran MPI_COMM_SET_ATTR does not
- * either), so attributes a Fortran program caches on the world stay where
- * its getters look.
+ * bound. Keyvals of the program's on MPI_COMM_WORLD go to the user world,
+ * where the C calls and MPI_Comm_dup put and look for them (attr_comm);
+ * MPICH's Fortran MPI_COMM_SET_ATTR and MPI_ATTR_PUT call MPII_Comm_set_attr
+ * too, so they are wrapped the same way. The mpi_f08 bindings keep MPICH's
+ * world (mpi_comm_dup_f08_ calls PMPI_Comm_dup).
  *
  * The symbols (nm -D libmpichfort.so.12, MPICH 4.0.2):
  *
@@ -58,6 +59,10 @@ typedef MPI_Fint csp_fint;
 
 extern void pmpi_comm_get_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
                                 csp_fint *ierr) __attribute__((weak));
+extern void pmpi_comm_set_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+    __attribute__((weak));
+extern void pmpi_attr_put_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
+    __attribute__((weak));
 extern void pmpi_attr_get_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag,
                            csp_fint *ierr) __attribute__((weak));
 extern void pmpir_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val,
@@ -66,6 +71,21 @@ extern void pmpi_win_get_attr_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, c
                                csp_fint *ierr) __attribute__((weak));
 extern void pmpir_win_get_attr_f08_(csp_fint *win, csp_fint *keyval, MPI_Aint *val,
                                     csp_fint *flag, csp_fint *ierr) __attribute__((weak));
+
+/* The communicator a keyval of the program's lives on: MPI_COMM_WORLD
+ * is the user world, as in the C calls (comm.c maps it, and so does the C
+ * MPI_Comm_delete_attr that MPICH's Fortran MPI_COMM_DELETE_ATTR calls,
+ * and MPI_Comm_dup, which copies the attributes). The predefined keyvals
+ * (MPI_TAG_UB ... MPI_APPNUM, C's 0x64400001-0x6440000d, Fortran's one
+ * more) describe the job and stay on the real world. *buf holds the mapped
+ * handle. */
+static csp_fint *attr_comm(csp_fint *comm, const csp_fint *keyval, csp_fint *buf)
+{
+    if (((uint32_t)*keyval & 0xfffffff0u) == 0x64400000u)
+        return comm;
+    *buf = PMPI_Comm_c2f(csp_ip_map(PMPI_Comm_f2c(*comm)));
+    return buf;
+}
 
 /* The exposed bound applies: MPI_TAG_UB was asked for and found. */
 static inline int tag_ub_applies(const csp_fint *keyval, int rc, const csp_fint *flag)
@@ -82,7 +102,8 @@ static void comm_get_attr_f(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp
         *ierr = MPI_ERR_INTERN;
         return;
     }
-    pmpi_comm_get_attr_(comm, keyval, val, flag, ierr);
+    csp_fint mapped;
+    pmpi_comm_get_attr_(attr_comm(comm, keyval, &mapped), keyval, val, flag, ierr);
     if (tag_ub_applies(keyval, *ierr, flag))
         *val = (MPI_Aint)csp_ip_tag_ub;
 }
@@ -120,7 +141,8 @@ static void attr_get_f(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint
         *ierr = MPI_ERR_INTERN;
         return;
     }
-    pmpi_attr_get_(comm, keyval, val, flag, ierr);
+    csp_fint mapped;
+    pmpi_attr_get_(attr_comm(comm, keyval, &mapped), keyval, val, flag, ierr);
     if (tag_ub_applies(keyval, *ierr, flag))
         *val = (csp_fint)csp_ip_tag_ub;
 }
@@ -144,6 +166,73 @@ void mpi_attr_get__(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *f
 void MPI_ATTR_GET(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
 {
     attr_get_f(comm, keyval, val, flag, ierr);
+}
+
+/* ---- mpif.h and `use mpi`: MPI_COMM_SET_ATTR, MPI_ATTR_PUT ---- */
+
+/* MPICH's bindings call MPII_Comm_set_attr, not the C MPI_Comm_set_attr:
+ * without these, an attribute a Fortran program set on MPI_COMM_WORLD
+ * went to the real world, and MPI_COMM_DUP of the world (the C
+ * MPI_Comm_dup, on the user world) did not copy it (MPICH's
+ * f77/attr/commattr4f). */
+static void comm_set_attr_f(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+{
+    if (!pmpi_comm_set_attr_) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    csp_fint mapped;
+    pmpi_comm_set_attr_(attr_comm(comm, keyval, &mapped), keyval, val, ierr);
+}
+
+void mpi_comm_set_attr(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+{
+    comm_set_attr_f(comm, keyval, val, ierr);
+}
+
+void mpi_comm_set_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+{
+    comm_set_attr_f(comm, keyval, val, ierr);
+}
+
+void mpi_comm_set_attr__(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+{
+    comm_set_attr_f(comm, keyval, val, ierr);
+}
+
+void MPI_COMM_SET_ATTR(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+{
+    comm_set_attr_f(comm, keyval, val, ierr);
+}
+
+static void attr_put_f(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
+{
+    if (!pmpi_attr_put_) {
+        *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    csp_fint mapped;
+    pmpi_attr_put_(attr_comm(comm, keyval, &mapped), keyval, val, ierr);
+}
+
+void mpi_attr_put(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
+{
+    attr_put_f(comm, keyval, val, ierr);
+}
+
+void mpi_attr_put_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
+{
+    attr_put_f(comm, keyval, val, ierr);
+}
+
+void mpi_attr_put__(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
+{
+    attr_put_f(comm, keyval, val, ierr);
+}
+
+void MPI_ATTR_PUT(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
+{
+    attr_put_f(comm, keyval, val, ierr);
 }
 
 /* ---- `use mpi_f08`: MPI_Comm_get_attr ---- */
