@@ -104,6 +104,7 @@ worse=() better=()
 for d in ${dirs//,/ }; do
 while read -r name np rest; do
     case "$name" in '' | '#'* | *@*) continue ;; esac
+    [ -n "$np" ] || { echo "$d/$name: a subdirectory, not run (name it in DIRS)"; continue; }
     echo "$d/$name" | grep -Eq "$pick" || continue
     args=() genv=() skip=
     for kv in $rest; do
