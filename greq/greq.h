@@ -59,7 +59,10 @@ struct csp_req {
                               when the operation finishes (MPI_Request_free,
                               buffered sends, unmap notices)                      */
     uint8_t send;          /* the status carries only the cancelled flag         */
-    uint8_t pad0[5];
+    uint8_t unrung;        /* with poll: only MPICH's progress in this process's
+                              calls ends it, no ring of the ghost's (an
+                              MPI_Comm_idup's agreement): its waits poll     */
+    uint8_t pad0[4];
     struct csp_req *next;  /* the free list's link while FREE; the owner's to
                               use while live (the user side's backlog)          */
     /* result, valid in state DONE */

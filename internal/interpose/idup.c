@@ -75,7 +75,7 @@ static int idup(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *re
     if (rc == MPI_SUCCESS) {
         d->newcomm = *newcomm;
         /* a deferred operation: polled until done */
-        if ((rc = csp_start_deferred(idup_poll, d, request)) == MPI_SUCCESS)
+        if ((rc = csp_start_deferred(idup_poll, d, 1, request)) == MPI_SUCCESS) /* MPICH's alone */
             return MPI_SUCCESS;
     }
     /* Could not start: finish what was started, give the plan back. */

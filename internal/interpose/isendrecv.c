@@ -69,7 +69,7 @@ static int post_pair(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int
     if (rc == MPI_SUCCESS) {
         /* A deferred operation: no cell; the Wait/Test family polls it
          * (MPI_Cancel has nothing to forward to the ghost for it). */
-        if (csp_start_deferred(pair_poll, p, req) == MPI_SUCCESS)
+        if (csp_start_deferred(pair_poll, p, 0, req) == MPI_SUCCESS) /* halves the ghost rings for */
             return MPI_SUCCESS;
         rc = csp_error(c, CSP_E_NOMEM);
     }

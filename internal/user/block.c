@@ -99,9 +99,14 @@ static int backoff(struct csp_backoff *b, int (*ready)(void *), void *arg)
         CSP_LOCK();
         return 0;
     }
-    if (csp_u.ndirect_ops) {
-        /* Direct starts (persist.c): MPICH completes them, nobody rings;
-         * ready() polls MPICH. */
+    if (csp_u.ndirect_ops || (b->op && b->op->r.poll && b->op->r.unrung && !csp_u.yield_direct)) {
+        /* Direct starts (persist.c), or a deferred operation only MPICH's
+         * progress in our calls ends (an MPI_Comm_idup's agreement):
+         * nobody rings; ready() polls MPICH. An idup + MPI_Wait took
+         * 310-400 us with 200 us naps, 35-48 so (2 users + 2 ghosts on 2
+         * cores; plain MPICH's 2 processes 150-310). Where users
+         * outnumber cores the naps were faster (4 users + 4 ghosts:
+         * 790-1090 us against 1130-1570 polling): they stay there. */
         csp_u.n_yields++;
         CSP_UNLOCK();
         sched_yield();
@@ -134,11 +139,11 @@ static int backoff(struct csp_backoff *b, int (*ready)(void *), void *arg)
          * seldom the CPU's earliest timer, so arming and cancelling it
          * do not reprogram the timer hardware (on a VM, an exit each). */
         uint32_t us = b->op ? csp_u.sleep_us : min_u32(csp_u.sleep_us, 1000);
-        /* A deferred operation (csp_start_deferred: an MPI_Comm_idup's
-         * agreement, an MPI_Isendrecv pair) may wait on MPICH alone, which
-         * progresses only in our calls and never rings: 2037 idups each
-         * waited for took 90 s with the sleep's whole timeout, 1.6 s so
-         * (plain MPICH: 0.12 s). */
+        /* A deferred operation the ghost rings for (an MPI_Isendrecv
+         * pair) may still wait on MPICH for a half on a direct route,
+         * which progresses only in our calls: its sleeps are naps too
+         * (idups, which wait on MPICH alone, poll above: with the sleep's
+         * whole timeout 2037 of them waited for one by one took 90 s). */
         if (mpich_work() || (b->op && b->op->r.poll))
             us = min_u32(us, CSP_MPICH_WORK_NAP_US);
         b->timed_out = (uint8_t)csp_futex_wait(&csp_u.chan->wake, seq, us);

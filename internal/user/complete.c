@@ -102,8 +102,10 @@ void csp_finish(struct csp_op *op)
             int soff = (int)(((uint32_t)itag >> t->src_shift) & t->off_mask);
             op->r.st_source = csp_comm_rank_of(c, cell->st_source, soff);
         }
+        /* a message that fills the buffer ends at an element's end */
         if (op->bounce && takes_data && op->r.st_bytes > 0 && !op->contig &&
-            op->r.st_error == MPI_SUCCESS && ends_in_element(op, op->r.st_bytes)) {
+            op->r.st_bytes != (MPI_Count)op->nbytes && op->r.st_error == MPI_SUCCESS &&
+            ends_in_element(op, op->r.st_bytes)) {
             op->r.st_error = MPI_ERR_TRUNCATE;
             op->r.st_bytes = 0;
         }

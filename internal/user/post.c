@@ -246,13 +246,14 @@ int csp_post_recv(uint8_t kind, void *buf, MPI_Count count, MPI_Datatype dt, int
     return MPI_SUCCESS;
 }
 
-int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req)
+int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, int unrung, MPI_Request *req)
 {
     CSP_LOCK();
     struct csp_op *op = csp_op_alloc();
     if (op) {
         op->r.poll = poll;
         op->r.ctx = ctx;
+        op->r.unrung = (uint8_t)(unrung != 0);
         op->r.st_error = MPI_SUCCESS; /* poll may keep the first error it sees */
         op->r.state = CSP_OPS_POSTED; /* polled until done; no cell, nothing to cancel */
         csp_req_start(&op->r, req);

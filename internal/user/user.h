@@ -681,7 +681,7 @@ static inline int csp_irecv_n(void *buf, MPI_Count count, MPI_Datatype dt, int s
  * poll fills the record's result. Gives the application its handle in
  * *req. Takes the lock. Returns MPI_SUCCESS or MPI_ERR_NO_MEM (not
  * raised). */
-int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, MPI_Request *req);
+int csp_start_deferred(int (*poll)(struct csp_req *r), void *ctx, int unrung, MPI_Request *req);
 
 /* ---- send and receive in one call (sendrecv.c) ---- */
 int csp_sendrecv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
