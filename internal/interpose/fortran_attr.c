@@ -93,6 +93,15 @@ static inline int tag_ub_applies(const csp_fint *keyval, int rc, const csp_fint 
     return rc == MPI_SUCCESS && *keyval == CSP_F_TAG_UB && *flag && csp_ip_tag_ub > 0;
 }
 
+/* The four names libmpichfort exports for a binding of mpif.h and `use
+ * mpi` (lower case with no, one and two trailing underscores, upper case),
+ * each an alias of impl, as MPICH's own are weak aliases of one function. */
+#define CSP_F_SPELLINGS(lower, upper, impl)                                                        \
+    extern __typeof__(impl) lower __attribute__((alias(#impl)));                                   \
+    extern __typeof__(impl) lower##_ __attribute__((alias(#impl)));                                \
+    extern __typeof__(impl) lower##__ __attribute__((alias(#impl)));                               \
+    extern __typeof__(impl) upper __attribute__((alias(#impl)));
+
 /* ---- mpif.h and `use mpi`: MPI_COMM_GET_ATTR ---- */
 
 static void comm_get_attr_f(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
@@ -107,30 +116,7 @@ static void comm_get_attr_f(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp
     if (tag_ub_applies(keyval, *ierr, flag))
         *val = (MPI_Aint)csp_ip_tag_ub;
 }
-
-void mpi_comm_get_attr(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                       csp_fint *ierr)
-{
-    comm_get_attr_f(comm, keyval, val, flag, ierr);
-}
-
-void mpi_comm_get_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                        csp_fint *ierr)
-{
-    comm_get_attr_f(comm, keyval, val, flag, ierr);
-}
-
-void mpi_comm_get_attr__(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                         csp_fint *ierr)
-{
-    comm_get_attr_f(comm, keyval, val, flag, ierr);
-}
-
-void MPI_COMM_GET_ATTR(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                       csp_fint *ierr)
-{
-    comm_get_attr_f(comm, keyval, val, flag, ierr);
-}
+CSP_F_SPELLINGS(mpi_comm_get_attr, MPI_COMM_GET_ATTR, comm_get_attr_f)
 
 /* ---- mpif.h and `use mpi`: MPI_ATTR_GET (deprecated) ---- */
 
@@ -146,27 +132,7 @@ static void attr_get_f(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint
     if (tag_ub_applies(keyval, *ierr, flag))
         *val = (csp_fint)csp_ip_tag_ub;
 }
-
-void mpi_attr_get(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
-{
-    attr_get_f(comm, keyval, val, flag, ierr);
-}
-
-void mpi_attr_get_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
-{
-    attr_get_f(comm, keyval, val, flag, ierr);
-}
-
-void mpi_attr_get__(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag,
-                    csp_fint *ierr)
-{
-    attr_get_f(comm, keyval, val, flag, ierr);
-}
-
-void MPI_ATTR_GET(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *flag, csp_fint *ierr)
-{
-    attr_get_f(comm, keyval, val, flag, ierr);
-}
+CSP_F_SPELLINGS(mpi_attr_get, MPI_ATTR_GET, attr_get_f)
 
 /* ---- mpif.h and `use mpi`: MPI_COMM_SET_ATTR, MPI_ATTR_PUT ---- */
 
@@ -184,26 +150,7 @@ static void comm_set_attr_f(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp
     csp_fint mapped;
     pmpi_comm_set_attr_(attr_comm(comm, keyval, &mapped), keyval, val, ierr);
 }
-
-void mpi_comm_set_attr(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
-{
-    comm_set_attr_f(comm, keyval, val, ierr);
-}
-
-void mpi_comm_set_attr_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
-{
-    comm_set_attr_f(comm, keyval, val, ierr);
-}
-
-void mpi_comm_set_attr__(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
-{
-    comm_set_attr_f(comm, keyval, val, ierr);
-}
-
-void MPI_COMM_SET_ATTR(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
-{
-    comm_set_attr_f(comm, keyval, val, ierr);
-}
+CSP_F_SPELLINGS(mpi_comm_set_attr, MPI_COMM_SET_ATTR, comm_set_attr_f)
 
 static void attr_put_f(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
 {
@@ -214,26 +161,7 @@ static void attr_put_f(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint
     csp_fint mapped;
     pmpi_attr_put_(attr_comm(comm, keyval, &mapped), keyval, val, ierr);
 }
-
-void mpi_attr_put(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
-{
-    attr_put_f(comm, keyval, val, ierr);
-}
-
-void mpi_attr_put_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
-{
-    attr_put_f(comm, keyval, val, ierr);
-}
-
-void mpi_attr_put__(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
-{
-    attr_put_f(comm, keyval, val, ierr);
-}
-
-void MPI_ATTR_PUT(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_fint *ierr)
-{
-    attr_put_f(comm, keyval, val, ierr);
-}
+CSP_F_SPELLINGS(mpi_attr_put, MPI_ATTR_PUT, attr_put_f)
 
 /* ---- `use mpi_f08`: MPI_Comm_get_attr ---- */
 
@@ -274,30 +202,7 @@ static void win_get_attr_f(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_f
     if (shared_flavor_applies(win, keyval, *ierr, flag))
         *val = MPI_WIN_FLAVOR_SHARED;
 }
-
-void mpi_win_get_attr(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                      csp_fint *ierr)
-{
-    win_get_attr_f(win, keyval, val, flag, ierr);
-}
-
-void mpi_win_get_attr_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                       csp_fint *ierr)
-{
-    win_get_attr_f(win, keyval, val, flag, ierr);
-}
-
-void mpi_win_get_attr__(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                        csp_fint *ierr)
-{
-    win_get_attr_f(win, keyval, val, flag, ierr);
-}
-
-void MPI_WIN_GET_ATTR(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
-                      csp_fint *ierr)
-{
-    win_get_attr_f(win, keyval, val, flag, ierr);
-}
+CSP_F_SPELLINGS(mpi_win_get_attr, MPI_WIN_GET_ATTR, win_get_attr_f)
 
 void mpi_win_get_attr_f08_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
                            csp_fint *ierr)
