@@ -241,15 +241,19 @@ static void mask_done(struct mask *m, MPI_Request *reqs)
         free(m->reqs);
 }
 
-/* raised: e, the error our request completed with (ours_complete), raised
- * as MPICH raises it from the Wait/Test family: on the world's handler. A
+/* multi_raised: the code rc of a Wait/Test call, raised as MPICH raises it
+ * there (on the world's handler) when one of our requests failed with
+ * cause and MPICH's part of the call, which raises its own, succeeded. A
  * stale handle's error was raised where it was found. Call unlocked. */
-static int raised(int e)
+static int multi_raised(int rc, int cause)
 {
-    if (e == MPI_SUCCESS || e == csp_u.errcode[CSP_E_BAD_REQUEST])
-        return e;
-    return csp_raise_op(csp_u.world, e, e);
+    if (cause == MPI_SUCCESS || cause == csp_u.errcode[CSP_E_BAD_REQUEST])
+        return rc;
+    return csp_raise_op(csp_u.world, rc, cause);
 }
+
+/* raised: e, the error one request of ours completed with (ours_complete). */
+static int raised(int e) { return multi_raised(e, e); }
 
 static __attribute__((noinline)) int wait_ours(MPI_Request *req, MPI_Status *st)
 {
@@ -329,15 +333,6 @@ static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc, int *cau
     return multi_code(rc, errs);
 }
 
-/* multi_raised: the code of a call of several requests, raised on the
- * world's handler when one of ours failed (cause) and MPICH's part, which
- * raises its own, succeeded. Call unlocked. */
-static int multi_raised(int rc, int cause)
-{
-    if (cause == MPI_SUCCESS || cause == csp_u.errcode[CSP_E_BAD_REQUEST])
-        return rc;
-    return csp_raise_op(csp_u.world, rc, cause);
-}
 
 static __attribute__((noinline)) int waitall_ours(int n, MPI_Request *reqs, MPI_Status *sts, int *cause)
 {
