@@ -4,8 +4,8 @@
 # plain MPICH and under the library, side by side. Each test of a
 # directory's testlist.in runs with its process count under plain MPICH,
 # then with twice as many under the library (CSP_NODE_SIZE=2, CSP_NG=1:
-# a ghost per user, as the conformance run does). A test passes when it
-# prints "No Errors" and exits 0. Prints one line per test and, at the
+# a ghost per user, as the conformance run does; CSP_TESTS_LAYOUT below).
+# A test passes when it prints "No Errors" and exits 0. Prints one line per test and, at the
 # end, the tests that pass under only one of the two; exits 1 if one
 # passes under plain MPICH only.
 #
@@ -15,10 +15,17 @@
 # MPICH_SRC is a checkout of pmodels/mpich (for example the `fetch` of
 # github:pmodels/mpich, `git archive HEAD test/mpi | tar -x`); LIB
 # defaults to lib/libcasperii.so; REGEX selects tests by name. Tests of 8
-# or more processes, of more than 120 s, or marked xfail are skipped; a
+# or more processes (CSP_TESTS_MAXNP below), of more than 120 s, or marked xfail are skipped; a
 # test's env=K=V settings go to both runs. A plain run gets 60 s, a
 # library run 120 s, from when it holds /tmp/casperii-mpi.lock, which MPI
 # jobs take, as the other benchmarks do.
+#
+# CSP_TESTS_LAYOUT=U:G runs each virtual node of the library's runs with U
+# users and G ghosts (default 1:1): 1:2 gives every user two ghosts, so
+# that accumulates to one location and plain puts are spread over several
+# (issue 16's static binding). A test of np processes runs only where U
+# divides np, under the library with np / U * (U + G) processes.
+# CSP_TESTS_MAXNP=N runs tests of fewer than N processes (default 8).
 set -u
 usage="usage: mpich-tests.sh MPICH_SRC DIRS [LIB] [REGEX]"
 src=$(realpath "${1:?$usage}") || exit 2
@@ -27,6 +34,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 lib=$(realpath "${3:-$here/lib/libcasperii.so}") || exit 2
 pick=${4:-.}
 t=$src/test/mpi
+layout=${CSP_TESTS_LAYOUT:-1:1}
+maxnp=${CSP_TESTS_MAXNP:-8}
+lu=${layout%%:*} lg=${layout#*:}
+case "$lu:$lg" in
+[1-9]:[1-9] | [1-9]:[1-9][0-9]) ;;
+*) echo "mpich-tests.sh: CSP_TESTS_LAYOUT=$layout: use U:G, users and ghosts per node (1:1)" >&2; exit 2 ;;
+esac
 # A directory's list of tests: testlist.in, or testlist where configure
 # makes nothing of it.
 testlist() { # dir
@@ -115,14 +129,15 @@ while read -r name np rest; do
         xfail=* | mpiversion=* | env=*) skip=${kv%%=*} ;;
         esac
     done
-    [ "$np" -ge 8 ] && skip="np>=8"
+    [ "$np" -ge "$maxnp" ] && skip="np>=$maxnp"
+    [ $((np % lu)) = 0 ] || skip="np=$np is not a multiple of $lu users per node"
     if [ -z "$skip" ] && [ ! -x "$work/bin/$d/$name" ] && ! build "$d" "$name"; then skip="does not build"; fi
     if [ -n "$skip" ]; then
         echo "$d/$name ${args[*]} np=$np: skipped ($skip)"
         continue
     fi
     p=$(run 60 mpiexec.mpich -n "$np" "${genv[@]}" "$work/bin/$d/$name" "${args[@]}")
-    l=$(run 120 mpiexec.mpich -n $((2 * np)) "${genv[@]}" -genv CSP_NODE_SIZE 2 -genv CSP_NG 1 \
+    l=$(run 120 mpiexec.mpich -n $((np / lu * (lu + lg))) "${genv[@]}" -genv CSP_NODE_SIZE $((lu + lg)) -genv CSP_NG "$lg" \
         -genv LD_PRELOAD "$lib" "$work/bin/$d/$name" "${args[@]}")
     echo "$d/$name ${args[*]} np=$np: plain $p, library $l"
     if [ "$p" = ok ] && [ "$l" != ok ]; then
