@@ -310,19 +310,40 @@ static inline struct csp_comm *direct_fast(MPI_Comm comm)
     return c && c->comm == comm && c->algo == CSP_ALGO_OFF ? c : NULL;
 }
 
-/* Count a send of count elements of dt to dest on c's direct route
- * (csp_route_sent_on) in the common case: 0 if dt needs an MPI call for
- * the profile (the general path does that). */
-static inline int direct_fast_sent(struct csp_comm *c, int dest, int count, MPI_Datatype dt)
+/* Which way a send to dest on comm goes: DIRECT_FAST_GENERAL, the general
+ * path (not the direct route's common case); DIRECT_FAST_PROFILED, the
+ * common case while the self-profile is on (auto), to be counted by
+ * direct_prof_sent; DIRECT_FAST_COUNTED, the common case, counted here
+ * (as csp_route_sent_on counts), MPICH's call next. The profile reads the
+ * clock (csp_prof_posted): a call inlined into csp_isend made it save
+ * registers and build a frame on every send, profiled or not (8
+ * instructions a message, BenchmarkDirectPathInstructions), so csp_isend
+ * hands a profiled send to isend_prof, which takes its parameters, by a
+ * tail call. */
+enum { DIRECT_FAST_GENERAL, DIRECT_FAST_PROFILED, DIRECT_FAST_COUNTED };
+static inline int direct_fast_send(MPI_Comm comm, int dest)
 {
+    struct csp_comm *c = direct_fast(comm);
+    if (!c)
+        return DIRECT_FAST_GENERAL;
     if (dest == MPI_PROC_NULL)
-        return 1;
-    if (__builtin_expect(csp_u.prof != 0, 0)) {
-        int size = csp_builtin_size(dt);
-        if (size == 0)
-            return 0;
-        csp_prof_sent_bytes(c, count, size);
-    }
+        return DIRECT_FAST_COUNTED;
+    if (__builtin_expect(csp_u.prof != 0, 0))
+        return DIRECT_FAST_PROFILED;
+    c->sent++;
+    return DIRECT_FAST_COUNTED;
+}
+
+/* Count a DIRECT_FAST_PROFILED send of count elements of dt (on
+ * direct_fast's entry): 0 if dt needs an MPI call for the profile (the
+ * general path makes it). */
+static inline int direct_prof_sent(int count, MPI_Datatype dt)
+{
+    struct csp_comm *c = csp_u.ctab_last;
+    int size = csp_builtin_size(dt);
+    if (size == 0)
+        return 0;
+    csp_prof_sent_bytes(c, count, size);
     c->sent++;
     return 1;
 }
@@ -359,15 +380,35 @@ static __attribute__((noinline)) int isend_any(const void *buf, MPI_Count count,
                 : CSP_PMPI_COUNTED(Isend, buf, count, dt, dest, tag, comm, req);
 }
 
-int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-              MPI_Request *req, int sync)
+/* csp_isend's common case, counted. */
+static inline int isend_direct(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                               MPI_Comm comm, MPI_Request *req, int sync)
 {
-    struct csp_comm *c = direct_fast(comm);
-    if (!c || !direct_fast_sent(c, dest, count, dt))
-        return isend_any(buf, count, dt, dest, tag, comm, req, sync);
     csp_u.n_direct++;
     return sync ? PMPI_Issend(buf, count, dt, dest, tag, comm, req)
                 : PMPI_Isend(buf, count, dt, dest, tag, comm, req);
+}
+
+/* csp_isend's common case while the profile is on (direct_fast_send). */
+static __attribute__((noinline)) int isend_prof(const void *buf, int count, MPI_Datatype dt, int dest,
+                                                int tag, MPI_Comm comm, MPI_Request *req, int sync)
+{
+    if (!direct_prof_sent(count, dt))
+        return isend_any(buf, count, dt, dest, tag, comm, req, sync);
+    return isend_direct(buf, count, dt, dest, tag, comm, req, sync);
+}
+
+int csp_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req, int sync)
+{
+    switch (direct_fast_send(comm, dest)) {
+    case DIRECT_FAST_COUNTED:
+        return isend_direct(buf, count, dt, dest, tag, comm, req, sync);
+    case DIRECT_FAST_PROFILED:
+        return isend_prof(buf, count, dt, dest, tag, comm, req, sync);
+    default:
+        return isend_any(buf, count, dt, dest, tag, comm, req, sync);
+    }
 }
 
 /* csp_post_null_recv returns a finished receive from MPI_PROC_NULL with
@@ -422,6 +463,8 @@ static __attribute__((noinline)) int irecv_ghost(void *buf, MPI_Count count, MPI
 static __attribute__((noinline)) int irecv_any(void *buf, MPI_Count count, MPI_Datatype dt, int src,
                                                int tag, MPI_Comm comm, MPI_Request *req)
 {
+    if (__builtin_expect(csp_u.prof != 0, 0))
+        csp_prof_posted(); /* the post opens the time in flight (auto) */
     CSP_LOCK();
     csp_pump();
     struct csp_comm *c = csp_comm_get(comm);
@@ -438,8 +481,6 @@ static __attribute__((noinline)) int irecv_any(void *buf, MPI_Count count, MPI_D
 int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
-    if (__builtin_expect(csp_u.prof != 0, 0))
-        csp_prof_posted();
     struct csp_comm *c = direct_fast(comm);
     if (!c)
         return irecv_any(buf, count, dt, src, tag, comm, req);
@@ -448,6 +489,11 @@ int csp_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
         return PMPI_Irecv(buf, count, dt, src, tag, comm, req);
     csp_route_recv_begin(c); /* csp_route_recv_on: one thread here */
     int rc = PMPI_Irecv(buf, count, dt, src, tag, comm, req);
+    /* The profile's stamp (auto) after MPICH's call, not before: a call
+     * there, with every parameter still live, cost each receive a larger
+     * frame, profiled or not (BenchmarkDirectPathInstructions). */
+    if (__builtin_expect(csp_u.prof != 0, 0))
+        csp_prof_posted();
     if (__builtin_expect(rc == MPI_SUCCESS && *req != MPI_REQUEST_NULL, 1))
         csp_route_track(c, *req);
     else
@@ -499,17 +545,33 @@ static __attribute__((noinline)) int send_any(const void *buf, MPI_Count count, 
                 : CSP_PMPI_COUNTED(Send, buf, count, dt, dest, tag, comm);
 }
 
-int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-             int sync)
+/* csp_send's common case, counted. */
+static inline int send_direct(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                              MPI_Comm comm, int sync)
 {
-    struct csp_comm *c = direct_fast(comm);
-    if (!c || !direct_fast_sent(c, dest, count, dt))
-        return send_any(buf, count, dt, dest, tag, comm, sync);
     csp_u.n_direct++;
     if (csp_coop_direct())
         return send_lending(buf, count, dt, dest, tag, comm, sync);
     return sync ? PMPI_Ssend(buf, count, dt, dest, tag, comm)
                 : PMPI_Send(buf, count, dt, dest, tag, comm);
+}
+
+/* Unlike csp_isend, csp_send keeps a frame whatever it does (the lending
+ * check, csp_coop_direct, may take the lock): the profile is counted in
+ * line, where a twin would only add a jump. */
+int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+             int sync)
+{
+    switch (direct_fast_send(comm, dest)) {
+    case DIRECT_FAST_PROFILED:
+        if (!direct_prof_sent(count, dt))
+            return send_any(buf, count, dt, dest, tag, comm, sync);
+        return send_direct(buf, count, dt, dest, tag, comm, sync);
+    case DIRECT_FAST_COUNTED:
+        return send_direct(buf, count, dt, dest, tag, comm, sync);
+    default:
+        return send_any(buf, count, dt, dest, tag, comm, sync);
+    }
 }
 
 /* The offloaded half of csp_recv; the lock is held and released here. */
