@@ -16,12 +16,17 @@ import (
 // and the parents' own communicator still goes through the ghosts.
 // Skipped where plain MPICH cannot spawn: MPICH 4.0.2's ch4:ucx fails
 // every MPI_Comm_spawn ("Error in spawn call") and MPI_Open_port ("not
-// supported with ucx netmod"), as on the development machine.
+// supported with ucx netmod"), as on the development machine. Its abort
+// there (exit 15) sometimes reaches the launcher before the message does:
+// a plain job that fails without a word is that case too (seen once, in
+// a CI run; twelve such jobs by hand all printed the message).
 func TestSpawn(t *testing.T) {
 	prog := CProg(t, "ip_spawn")
 	plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{"2"}, Timeout: time.Minute})
-	if plain.ExitCode != 0 && strings.Contains(plain.Output(), "spawn") {
-		t.Skipf("plain MPICH cannot spawn here: %s", firstLine(plain.Output(), "Error in spawn call"))
+	if out := plain.Output(); plain.ExitCode != 0 && strings.Contains(out, "spawn") {
+		t.Skipf("plain MPICH cannot spawn here: %s", firstLine(out, "Error in spawn call"))
+	} else if plain.ExitCode != 0 && plain.Stdout == "" && plain.Stderr == "" {
+		t.Skipf("plain MPICH's spawning job failed without output (exit %d): it cannot spawn here", plain.ExitCode)
 	}
 	require.Equal(t, 0, plain.ExitCode, "plain MPICH:\n%s", plain.Output())
 	l := Layout{N: 4, NodeSize: 2}
