@@ -82,6 +82,11 @@
 //
 //	conformance/mpich-tests.sh ~/src/mpich rma                              # every rma test
 //	conformance/mpich-tests.sh ~/src/mpich pt2pt,comm '' 'large|sendself'   # some
+//	CSP_TESTS_LAYOUT=1:2 conformance/mpich-tests.sh ~/src/mpich rma         # two ghosts per user
+//	CSP_TESTS_MAXNP=11 conformance/mpich-tests.sh ~/src/mpich coll          # up to 10 processes
+//
+// mpichtests_test.go runs the script on a made-up tree of one test that
+// checks the layout it is given.
 //
 // The runner is conformance_test.go, built only with the tag conformance
 // (it takes minutes, so it is not part of make test); runner_test.go,

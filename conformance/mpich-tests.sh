@@ -37,7 +37,7 @@ t=$src/test/mpi
 layout=${CSP_TESTS_LAYOUT:-1:1}
 maxnp=${CSP_TESTS_MAXNP:-8}
 lu=${layout%%:*} lg=${layout#*:}
-case "$lu:$lg" in
+case "$layout" in
 [1-9]:[1-9] | [1-9]:[1-9][0-9]) ;;
 *) echo "mpich-tests.sh: CSP_TESTS_LAYOUT=$layout: use U:G, users and ghosts per node (1:1)" >&2; exit 2 ;;
 esac
