@@ -5,9 +5,9 @@
 # directory's testlist.in runs with its process count under plain MPICH,
 # then with twice as many under the library (CSP_NODE_SIZE=2, CSP_NG=1:
 # a ghost per user, as the conformance run does; CSP_TESTS_LAYOUT below).
-# A test passes when it prints "No Errors" and exits 0. Prints one line per test and, at the
-# end, the tests that pass under only one of the two; exits 1 if one
-# passes under plain MPICH only.
+# A test passes when it prints "No Errors" and exits 0. Prints one line
+# per test and, at the end, the tests that pass under only one of the
+# two; exits 1 if one passes under plain MPICH only.
 #
 #   conformance/mpich-tests.sh MPICH_SRC DIRS [LIB] [REGEX]
 #
@@ -15,8 +15,8 @@
 # MPICH_SRC is a checkout of pmodels/mpich (for example the `fetch` of
 # github:pmodels/mpich, `git archive HEAD test/mpi | tar -x`); LIB
 # defaults to lib/libcasperii.so; REGEX selects tests by name. Tests of 8
-# or more processes (CSP_TESTS_MAXNP below), of more than 120 s, or marked xfail are skipped; a
-# test's env=K=V settings go to both runs. A plain run gets 60 s, a
+# or more processes (CSP_TESTS_MAXNP below), of more than 120 s, or
+# marked xfail are skipped; a test's env=K=V settings go to both runs. A plain run gets 60 s, a
 # library run 120 s, from when it holds /tmp/casperii-mpi.lock, which MPI
 # jobs take, as the other benchmarks do.
 #
@@ -36,11 +36,11 @@ pick=${4:-.}
 t=$src/test/mpi
 layout=${CSP_TESTS_LAYOUT:-1:1}
 maxnp=${CSP_TESTS_MAXNP:-8}
-lu=${layout%%:*} lg=${layout#*:}
 case "$layout" in
 [1-9]:[1-9] | [1-9]:[1-9][0-9]) ;;
 *) echo "mpich-tests.sh: CSP_TESTS_LAYOUT=$layout: use U:G, users and ghosts per node (1:1)" >&2; exit 2 ;;
 esac
+lu=${layout%%:*} lg=${layout#*:}
 # A directory's list of tests: testlist.in, or testlist where configure
 # makes nothing of it.
 testlist() { # dir

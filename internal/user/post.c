@@ -557,8 +557,9 @@ static inline int send_direct(const void *buf, int count, MPI_Datatype dt, int d
 }
 
 /* Unlike csp_isend, csp_send keeps a frame whatever it does (the lending
- * check, csp_coop_direct, may take the lock): the profile is counted in
- * line, where a twin would only add a jump. */
+ * check, csp_coop_direct, holds calls: the lock under
+ * MPI_THREAD_MULTIPLE): the profile is counted in line, where a twin
+ * would only add a jump. */
 int csp_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
              int sync)
 {

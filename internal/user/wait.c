@@ -333,7 +333,6 @@ static int merge_all(int n, MPI_Request *reqs, MPI_Status *sts, int rc, int *cau
     return multi_code(rc, errs);
 }
 
-
 static __attribute__((noinline)) int waitall_ours(int n, MPI_Request *reqs, MPI_Status *sts, int *cause)
 {
     *cause = MPI_SUCCESS;
