@@ -79,16 +79,44 @@ func TestFortranTagUB(t *testing.T) {
 	})
 }
 
-// A `use mpi_f08` program is not interposed (MPICH's mpi_f08 bindings call
-// PMPI_* directly): preloaded with ghosts asked for, it still runs
-// correctly, as plain MPI, with every process an application rank and
-// MPICH's own MPI_TAG_UB. docs/preload.md and casperii run say so.
-func TestFortranF08RunsPlain(t *testing.T) {
-	l := Layout{N: 4, NodeSize: 2}
-	res := Run(t, Job{Layout: l, Prog: FortranProg(t, "ip_f08plain"), Preload: true, Env: []string{"CSP_STATS=1"}})
-	rs := ipRequireResults(t, res, l.N)
-	require.Len(t, Select(rs, "test=f08", fmt.Sprintf("size=%d", l.N), fmt.Sprintf("tagub=%d", ipMPICHTagUB)), l.N)
-	st, err := StatsLines(res.Stderr)
-	require.NoError(t, err)
-	require.Empty(t, st, "the runtime never started")
+// A `use mpi_f08` program gets the interposer like any other: MPICH's
+// mpi_f08 bindings call PMPI_* directly, and libcasperii.so binds those
+// calls to its wrappers when it loads (internal/interpose/fortran_f08.c).
+// Preloaded and linked, ip_f08 sees the users only, the exposed MPI_TAG_UB,
+// its ring, probe and persistent messages intact with their statuses, an
+// attribute set on MPI_COMM_WORLD copied by MPI_Comm_dup, a split world;
+// and its messages went through the ghosts.
+func TestFortranF08(t *testing.T) {
+	steps := []string{"world", "ring", "probe", "persistent", "attr", "split"}
+	for _, l := range ipLayouts {
+		for _, linked := range []bool{false, true} {
+			how := "preload"
+			if linked {
+				how = "linked"
+			}
+			t.Run(fmt.Sprintf("%v/%s", l, how), func(t *testing.T) {
+				j := Job{Layout: l, Env: []string{"CSP_STATS=1"}}
+				if linked {
+					j.Prog = linkedFortranProg(t, "ip_f08")
+				} else {
+					j.Prog, j.Preload = FortranProg(t, "ip_f08"), true
+				}
+				res := Run(t, j)
+				rs := ipRequireResults(t, res, l.Users()*len(steps))
+				for _, step := range steps {
+					require.Len(t, Select(rs, "test="+step), l.Users(), step)
+				}
+				layout, err := tagenc.New(ipMPICHTagUB, l.NodeSize-1)
+				require.NoError(t, err)
+				for _, f := range Select(rs, "test=world") {
+					require.True(t, f.Match(fmt.Sprintf("size=%d", l.Users()),
+						fmt.Sprintf("tagub=%d", layout.ExposedTagUB())), "the user world and its bound: %s", f.Line())
+				}
+				for r, s := range ipRequireStats(t, res, l.Users()) {
+					require.Positive(t, s.IsendOffloaded, "rank %d: %s", r, s.Fields.Line())
+					require.Positive(t, s.IrecvOffloaded, "rank %d: %s", r, s.Fields.Line())
+				}
+			})
+		}
+	}
 }

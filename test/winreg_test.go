@@ -130,8 +130,9 @@ func TestInterposeWindowUnregisteredVerbose(t *testing.T) {
 	}
 }
 
-// MPICH's Fortran MPI_WIN_GET_ATTR, and mpi_f08's MPI_Win_shared_query and
-// MPI_Win_free, bypass the C wrappers: through `use mpi`, mpif.h and
+// MPICH's Fortran MPI_WIN_GET_ATTR bypasses the C wrappers, and mpi_f08's
+// MPI_Win_shared_query and MPI_Win_free call PMPI_* (bound to the wrappers
+// at load, fortran_f08.c): through `use mpi`, mpif.h and
 // `use mpi_f08` alike, a registered MPI_COMM_SELF window (made with
 // MPI_Win_create over the shared heap) is of flavor MPI_WIN_FLAVOR_SHARED,
 // one of MPI_Win_create of MPI_WIN_FLAVOR_CREATE, as under plain MPICH

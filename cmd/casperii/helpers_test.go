@@ -93,20 +93,3 @@ func buffers() (stdio, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	return stdio{bytes.NewReader(nil), &out, &errb}, &out, &errb
 }
-
-// fortranProg compiles the Fortran source src with MPICH's mpifort and
-// returns the program's path.
-func fortranProg(t *testing.T, src string) string {
-	t.Helper()
-	mpifort, err := mpich.Find("mpifort")
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	f := filepath.Join(dir, "prog.f90")
-	require.NoError(t, os.WriteFile(f, []byte(src), 0o644))
-	out := filepath.Join(dir, "prog")
-	b, err := exec.Command(mpifort, "-o", out, f).CombinedOutput()
-	require.NoError(t, err, "%s", b)
-	return out
-}

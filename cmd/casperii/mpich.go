@@ -76,50 +76,6 @@ type appMPI struct {
 	mpich     string // where libmpich.so.12 resolved ("" if not linked)
 	static    bool   // not dynamically linked
 	definesMP bool   // the binary itself defines MPI_Init (MPI linked statically)
-	// f08 and fortran say the binary calls Fortran bindings of `use
-	// mpi_f08` (mpi_send_f08ts_, ...) and of `use mpi`/mpif.h (mpi_send_).
-	// MPICH's mpi_f08 bindings call PMPI_* directly, bypassing the
-	// interposer; the others call the C MPI_* functions.
-	f08, fortran bool
-	f08Init      bool // MPI_Init itself goes through mpi_f08
-}
-
-// fortranBindings reads which Fortran MPI bindings the ELF file at path
-// calls, from its undefined dynamic symbols.
-func fortranBindings(path string) (f08, fortran, f08Init bool) {
-	ef, err := elf.Open(path)
-	if err != nil {
-		return
-	}
-	defer ef.Close()
-	syms, err := ef.DynamicSymbols()
-	if err != nil {
-		return
-	}
-	for _, s := range syms {
-		if s.Section != elf.SHN_UNDEF || !strings.HasPrefix(s.Name, "mpi_") || !strings.HasSuffix(s.Name, "_") {
-			continue
-		}
-		if strings.Contains(s.Name, "_f08") {
-			f08 = true
-			f08Init = f08Init || s.Name == "mpi_init_f08_" || s.Name == "mpi_init_thread_f08_"
-		} else {
-			fortran = true
-		}
-	}
-	return
-}
-
-// f08Warning explains what happens to a program calling the mpi_f08
-// bindings, or returns "".
-func (a appMPI) f08Warning(app string) string {
-	switch {
-	case !a.f08:
-		return ""
-	case a.f08Init || !a.fortran:
-		return fmt.Sprintf("casperii: warning: %s uses the Fortran module mpi_f08, whose MPICH bindings call PMPI_* directly and bypass libcasperii.so: it runs as plain MPI, with no ghosts and no offload; build it with `use mpi` (or mpif.h) instead to get offload", app)
-	}
-	return fmt.Sprintf("casperii: warning: %s mixes `use mpi_f08` with `use mpi`/mpif.h: its mpi_f08 calls bypass libcasperii.so, so their MPI_COMM_WORLD includes the ghosts; use `use mpi` or mpif.h throughout", app)
 }
 
 // checkLddOutput judges ldd's output for the application app: an error if
@@ -160,7 +116,6 @@ func checkApp(app, path string) (appMPI, error) {
 	if a.mpich == "" {
 		a.definesMP = definesMPIInit(path)
 	}
-	a.f08, a.fortran, a.f08Init = fortranBindings(path)
 	return a, nil
 }
 

@@ -117,32 +117,3 @@ func TestParseLdd(t *testing.T) {
 		{"libopen-pal.so.40", "/lib/x86_64-linux-gnu/libopen-pal.so.40"},
 	}, deps)
 }
-
-// MPICH's mpi_f08 bindings call PMPI_* directly: a program using them is
-// not interposed, and the launcher says so in one line.
-func TestFortranBindings(t *testing.T) {
-	const (
-		useMPI = "program p\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call MPI_Finalize(ierr)\nend program\n"
-		useF08 = "program p\n  use mpi_f08\n  call MPI_Init()\n  call MPI_Finalize()\nend program\n"
-		mixed  = "program p\n  use mpi\n  integer :: ierr\n  call MPI_Init(ierr)\n  call g()\n  call MPI_Finalize(ierr)\nend program\n" +
-			"subroutine g()\n  use mpi_f08\n  integer :: n\n  call MPI_Comm_size(MPI_COMM_WORLD, n)\nend subroutine\n"
-	)
-	for _, tc := range []struct {
-		name, src string
-		want      string
-	}{
-		{"use mpi", useMPI, ""},
-		{"mpi_f08", useF08, "casperii: warning: ./app uses the Fortran module mpi_f08, whose MPICH bindings call PMPI_* directly and bypass libcasperii.so: it runs as plain MPI, with no ghosts and no offload; build it with `use mpi` (or mpif.h) instead to get offload"},
-		{"mixed", mixed, "casperii: warning: ./app mixes `use mpi_f08` with `use mpi`/mpif.h: its mpi_f08 calls bypass libcasperii.so, so their MPI_COMM_WORLD includes the ghosts; use `use mpi` or mpif.h throughout"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a, err := checkApp("./app", fortranProg(t, tc.src))
-			require.NoError(t, err)
-			require.NotEmpty(t, a.mpich)
-			require.Equal(t, tc.want, a.f08Warning("./app"))
-		})
-	}
-	a, err := checkApp("./hello", mpiProg(t))
-	require.NoError(t, err)
-	require.False(t, a.f08 || a.fortran, "a C program")
-}

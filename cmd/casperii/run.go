@@ -82,9 +82,6 @@ func prepare(args []string, st stdio, environ []string, finder libFinder) (launc
 			case a.mpich == "" && !a.static:
 				c.warnings = append(c.warnings, fmt.Sprintf("casperii: warning: %s does not link an MPI library (fine if it loads MPICH at run time, as Python's mpi4py does); CasperII acts only in MPICH programs", app))
 			}
-			if w := a.f08Warning(app); w != "" {
-				c.warnings = append(c.warnings, w)
-			}
 			if a.mpich != "" {
 				appMPICH = a.mpich
 			}

@@ -14,6 +14,7 @@
 //	comm.c       communicator constructors, hints, Comm_free, attributes, error handlers
 //	errhandler.c MPI_Comm_create_errhandler: handlers see MPI_COMM_WORLD, not the user world
 //	fortran_attr.c  MPI_TAG_UB through MPICH's Fortran attribute getters (they bypass the C ones)
+//	fortran_f08.c   mpi_f08's PMPI_* calls bound to the wrappers at load
 //	idup.c       MPI_Comm_idup(_with_info), planned without blocking
 //	memory.c     MPI_Alloc_mem/Free_mem, MPI_Win_allocate_shared/Win_free
 //	errstring.c  MPI_Error_string for the runtime's error codes

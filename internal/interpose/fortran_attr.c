@@ -11,8 +11,9 @@
  * bound. Keyvals of the program's on MPI_COMM_WORLD go to the user world,
  * where the C calls and MPI_Comm_dup put and look for them (attr_comm);
  * MPICH's Fortran MPI_COMM_SET_ATTR and MPI_ATTR_PUT call MPII_Comm_set_attr
- * too, so they are wrapped the same way. The mpi_f08 bindings keep MPICH's
- * world (mpi_comm_dup_f08_ calls PMPI_Comm_dup).
+ * too, so they are wrapped the same way, and so are mpi_f08's
+ * MPI_Comm_get_attr and MPI_Comm_set_attr (the other mpi_f08 bindings
+ * reach the C wrappers: fortran_f08.c).
  *
  * The symbols (nm -D libmpichfort.so.12, MPICH 4.0.2):
  *
@@ -22,15 +23,9 @@
  *   pmpi_comm_get_attr_; the deprecated MPI_ATTR_GET in the same four
  *   spellings (a default INTEGER value, 4 bytes) over pmpi_attr_get_.
  *
- *   `use mpi_f08`: mpi_comm_get_attr_f08_ over pmpir_comm_get_attr_f08_
- *   (type(MPI_Comm) is one INTEGER; ierror is optional, so may be NULL).
- *
- * The other mpi_f08 bindings call PMPI_* directly (mpi_init_f08_ calls
- * PMPI_Init), so nothing of a program that initializes MPI through mpi_f08
- * is interposed: csp_ip_tag_ub stays 0, this wrapper passes MPICH's value
- * on, and the program runs as plain MPI (test/cprogs/ip_f08plain.f90). The
- * mpi_f08 wrapper matters to a program that initializes through `use mpi`
- * and reads MPI_TAG_UB in an mpi_f08 unit (test/cprogs/ip_ftagub.f90).
+ *   `use mpi_f08`: mpi_comm_get_attr_f08_ over pmpir_comm_get_attr_f08_,
+ *   mpi_comm_set_attr_f08_ over pmpir_comm_set_attr_f08_ (type(MPI_Comm)
+ *   is one INTEGER; ierror is optional, so may be NULL).
  *
  * The pmpi entries are weak references: a C program has no libmpichfort,
  * never calls these wrappers, and must still load the library.
@@ -67,6 +62,8 @@ extern void pmpi_attr_get_(csp_fint *comm, csp_fint *keyval, csp_fint *val, csp_
                            csp_fint *ierr) __attribute__((weak));
 extern void pmpir_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val,
                                      csp_fint *flag, csp_fint *ierr) __attribute__((weak));
+extern void pmpir_comm_set_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val,
+                                     csp_fint *ierr) __attribute__((weak));
 extern void pmpi_win_get_attr_(csp_fint *win, csp_fint *keyval, MPI_Aint *val, csp_fint *flag,
                                csp_fint *ierr) __attribute__((weak));
 extern void pmpir_win_get_attr_f08_(csp_fint *win, csp_fint *keyval, MPI_Aint *val,
@@ -173,12 +170,27 @@ void mpi_comm_get_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp
             *ierr = MPI_ERR_INTERN;
         return;
     }
-    csp_fint rc = MPI_SUCCESS;
-    pmpir_comm_get_attr_f08_(comm, keyval, val, flag, &rc);
+    csp_fint rc = MPI_SUCCESS, mapped;
+    pmpir_comm_get_attr_f08_(attr_comm(comm, keyval, &mapped), keyval, val, flag, &rc);
     if (ierr)
         *ierr = rc;
     if (tag_ub_applies(keyval, rc, flag))
         *val = (MPI_Aint)csp_ip_tag_ub;
+}
+
+/* ---- `use mpi_f08`: MPI_Comm_set_attr ---- */
+
+void mpi_comm_set_attr_f08_(csp_fint *comm, csp_fint *keyval, MPI_Aint *val, csp_fint *ierr)
+{
+    if (!pmpir_comm_set_attr_f08_) {
+        if (ierr)
+            *ierr = MPI_ERR_INTERN;
+        return;
+    }
+    csp_fint rc = MPI_SUCCESS, mapped;
+    pmpir_comm_set_attr_f08_(attr_comm(comm, keyval, &mapped), keyval, val, &rc);
+    if (ierr)
+        *ierr = rc;
 }
 
 /* ---- MPI_WIN_GET_ATTR: every binding ---- */

@@ -49,6 +49,9 @@ func csp_go_init(required C.int, provided, world, isUser, tagUB *C.int) C.int {
 	for code, msg := range user.ErrorTexts() {
 		errText(code, msg)
 	}
+	if n := int(C.csp_f08_nbound); n > 0 && r.Role() == core.RoleUser {
+		r.Verbosef(2, "mpi_f08: %d of MPICH's Fortran bindings call the wrappers (fortran_f08.c)", n)
+	}
 	return C.MPI_SUCCESS
 }
 

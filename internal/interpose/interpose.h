@@ -32,11 +32,14 @@ extern CSP_IP_HIDDEN int csp_ip_tag_ub;
 /* Registered shared windows (window.go keeps the list): MPI_Win_free and
  * MPI_Win_get_attr call into Go only while there is one. */
 extern CSP_IP_HIDDEN int csp_ip_nwins;
+/* Slots of MPICH's Fortran library bound to the wrappers at load
+ * (fortran_f08.c). */
+extern CSP_IP_HIDDEN int csp_f08_nbound;
 
 /* A window of this process was made (d = 1) or freed (d = -1): keeps
  * csp_u.nwins_live (user.h), which blocked waits read. A window made past
- * the interposer (mpi_f08's MPI_Win_create calls PMPI) is not counted but
- * may be freed through it (fortran_win.c): the count stops at 0. */
+ * the interposer (by a library that calls PMPI) is not counted but may be
+ * freed through it: the count stops at 0. */
 static inline void csp_ip_win_live(int d)
 {
     uint32_t n = __atomic_load_n(&csp_u.nwins_live, __ATOMIC_RELAXED);

@@ -11,7 +11,8 @@
 ! the hint), MPI_WIN_FLAVOR_CREATE for one of MPI_Win_create (the wrappers
 ! change nothing else). MPI_Win_shared_query reports the window's size,
 ! unit and base through `use mpi` and both of mpi_f08's (whose bindings
-! call PMPI_*: fortran_win.c). The window is freed through mpi_f08; a
+! call PMPI_*, bound to the wrappers: fortran_f08.c). The window is freed
+! through mpi_f08; a
 ! window of MPI_Win_create made next (MPICH gives it the freed handle) is
 ! of flavor MPI_WIN_FLAVOR_CREATE.
 !
