@@ -23,6 +23,22 @@ func FortranProg(t *testing.T, name string) string {
 	return b.path
 }
 
+// CxxProg compiles test/cprogs/<name>.cxx with MPICH's mpicxx -O2 once per
+// test binary and returns the path of the program.
+func CxxProg(t *testing.T, name string) string {
+	t.Helper()
+	r := Root(t)
+	dir := buildDir(t)
+	b := buildOnce("cxx:"+name, func() (string, string, error) {
+		out := filepath.Join(dir, "cxx-"+name)
+		return out, "", mpichTool(r, "mpicxx", "-O2", filepath.Join("test", "cprogs", name+".cxx"), "-o", out)
+	})
+	if b.err != nil {
+		t.Fatalf("harness: compiling C++ program %s: %v", name, b.err)
+	}
+	return b.path
+}
+
 // LinkedCProg compiles test/cprogs/<name>.c linked with -lcasperii before
 // the MPI library (mpicc appends its own libraries after ours), with an
 // rpath to lib/, and returns the path of the program.

@@ -22,12 +22,25 @@
  * calls like a C handler; MPICH's MPI_Comm is an int like MPI_Fint, so the
  * trampoline serves both.
  *
+ * C++: MPICH's C++ binding (libmpichcxx) creates a handler with the C
+ * MPI_Comm_create_errhandler, then marks it with
+ * MPII_Errhandler_set_cxx(errhandler, dispatch): MPICH then calls
+ * dispatch(kind, &handle, &code, fn) with the function registered, and
+ * dispatch calls fn with an MPI::Comm object made from the handle. The
+ * function registered is a trampoline, which takes a C handle, so the
+ * interposer's MPII_Errhandler_set_cxx installs eh_cxx_call in MPICH's
+ * place: it turns the trampoline back into the application's function and
+ * the user world into MPI_COMM_WORLD, then calls MPICH's dispatch (cxx/errhan/commcallx of
+ * MPICH's tests crashed).
+ *
  * A program has a handful of handler functions. Slots are never reused;
  * past CSP_IP_EH_SLOTS distinct functions the application's function is
  * registered unchanged (it then sees the user world's handle).
  */
+#define _GNU_SOURCE
 #include "interpose.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -99,4 +112,37 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler 
 int MPI_Errhandler_create(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     return PMPI_Errhandler_create(eh_wrap(fn), errhandler);
+}
+
+/* ---- C++ handlers (see the top of this file) ---- */
+
+/* MPICH's dispatch to C++ handlers (MPIR_Process.cxx_call_errfn); kind is
+ * 0 for a communicator, 1 a file, 2 a window. */
+typedef void csp_cxx_dispatch(int kind, int *handle, int *code, void (*fn)(void));
+static csp_cxx_dispatch *cxx_dispatch;
+
+static void eh_cxx_call(int kind, int *handle, int *code, void (*fn)(void))
+{
+    int h = *handle;
+    if (kind == 0) {
+        for (int i = 0; i < CSP_IP_EH_SLOTS; i++)
+            if ((void (*)(void))eh_tramp[i] == fn) {
+                fn = (void (*)(void))__atomic_load_n(&eh_fn[i], __ATOMIC_ACQUIRE);
+                break;
+            }
+        if (h == (int)csp_ip_world && csp_ip_world != MPI_COMM_WORLD)
+            h = (int)MPI_COMM_WORLD;
+    }
+    __atomic_load_n(&cxx_dispatch, __ATOMIC_ACQUIRE)(kind, &h, code, fn);
+}
+
+void MPII_Errhandler_set_cxx(MPI_Errhandler errhandler, void (*dispatch)(void))
+{
+    static void (*mpich)(MPI_Errhandler, void (*)(void));
+    if (!mpich)
+        mpich = (void (*)(MPI_Errhandler, void (*)(void)))dlsym(RTLD_NEXT, "MPII_Errhandler_set_cxx");
+    if (!mpich)
+        return;
+    __atomic_store_n(&cxx_dispatch, (csp_cxx_dispatch *)dispatch, __ATOMIC_RELEASE);
+    mpich(errhandler, (void (*)(void))eh_cxx_call);
 }
