@@ -67,9 +67,17 @@ cat >"$work/inc/mpitestconf.h" <<'EOF'
 #define HAVE_INTTYPES_H 1
 #define USE_STRICT_MPI 1
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
+#define F77_NAME_LOWER_USCORE 1
+#define HAVE_IOSTREAM 1
+#define HAVE_NAMESPACE_STD 1
+#define HAVE_LONG_DOUBLE 1
+#define HAVE_FORTRAN_BINDING 1
 EOF
 : >"$work/inc/mtest_mpix.h"
-cc="mpicc.mpich -O1 -w -I$work/inc -I$t/include -I$work/dtp/inc -I$t/dtpools/include"
+# The Fortran tests' C parts include it as "../../include/mpitestconf.h":
+# found from $work/up/up.
+mkdir -p "$work/include" "$work/up/up" && cp "$work/inc/mpitestconf.h" "$work/include/"
+cc="mpicc.mpich -O1 -w -I$work/inc -I$t/include -I$work/dtp/inc -I$t/dtpools/include -I$work/up/up"
 for u in mtest mtest_common mtest_thread; do
     $cc -c "$t/util/$u.c" -o "$work/$u.o" || exit 1
 done
@@ -87,15 +95,87 @@ done
 mkdir -p "$work/main"
 $cc -c "$t/util/run_mpitests.c" -o "$work/main/run_mpitests.o" || exit 1
 $cc -c "$t/util/dtypes.c" -o "$work/main/dtypes.o" || exit 1
+# Fortran tests (f77/*: mpif.h, fixed form; f08/*: use mpi_f08) get
+# MPICH's Fortran helpers (util/mtest_f77.f or util/mtest_f08.f90, which
+# define the same subroutines) and the headers configure makes from
+# f77's *.h.in (the kinds of MPI_Aint and MPI_Offset).
+fc="mpifort.mpich -O1 -w -fallow-argument-mismatch"
+case ",$dirs" in
+*,f77* | *,f08*)
+    for k in f77 f08; do
+        mkdir -p "$work/$k"
+        src=$(ls "$t"/util/mtest_$k.f* 2>/dev/null | head -1)
+        [ -z "$src" ] || (cd "$work/$k" && $fc -c "$src" -o mtest.o) || exit 1
+    done
+    # One directory for them all: f77/rma's tests include f77/attr's.
+    mkdir -p "$work/finc"
+    for h in "$t"/f77/*/*.h.in; do
+        [ -f "$h" ] || continue
+        sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' "$h" \
+            >"$work/finc/$(basename "$h" .in)"
+    done
+    for d in ${dirs//,/ }; do
+        # io's tests generated from its harness (writef.f, ...), next to
+        # the sources as make writes them.
+        if [ -f "$t/$d/ioharness.defn" ] && [ -f "$t/maint/testmerge.in" ]; then
+            sed '1s|.*|#!/usr/bin/perl|' "$t/maint/testmerge.in" >"$work/testmerge"
+            (cd "$t/$d" && perl "$work/testmerge" -defn="$t/maint/common.defn" ioharness.defn ioharness.tlt) >/dev/null
+        fi
+    done
+    ;;
+esac
+# C++ tests (cxx/*, MPICH's C++ bindings) get util/mtest_cxx.cxx and the
+# C helpers it calls; the configure-made header comes first, as MPICH's
+# build gives it.
+cxx="mpicxx.mpich -O1 -w -include $work/inc/mpitestconf.h -I$work/inc -I$t/include -I$t/dtpools/include"
+mkdir -p "$work/cxx"
+case ",$dirs" in
+*,cxx*) $cxx -c "$t/util/mtest_cxx.cxx" -o "$work/cxx/mtest_cxx.o" || exit 1 ;;
+esac
+# A Fortran program: its C sources compiled apart, linked with mpifort. A
+# source the directory copies from another (a make rule "x.c:
+# $(srcdir)/../../f77/ext/x.c") is taken from there.
+fbuild() { # dir name sources...
+    local d=$1 n=$2 k=f77 objs=() s from o
+    shift 2
+    case $d in f08* | f90*) k=f08 ;; esac
+    for s in "$@"; do
+        if [ ! -f "$s" ]; then
+            from=$(sed -n "s|^$s: *\$(srcdir)/||p" Makefile.am | head -1)
+            [ -n "$from" ] && [ -f "$from" ] && s=$from
+        fi
+        case $s in
+        *.c)
+            o="$work/bin/$d/$n-$(basename "${s%.c}").o"
+            $cc -c "$s" -o "$o" && objs+=("$o") || return 1
+            ;;
+        *) objs+=("$s") ;;
+        esac
+    done
+    $fc -I"$work/finc" -I"$work/bin/$d" -J"$work/bin/$d" "${objs[@]}" "$work/$k/mtest.o" "$work"/*.o \
+        -lm -lpthread -o "$work/bin/$d/$n"
+}
 # Per-program sources and flags from the directory's Makefile.am
 # (variants of one file).
 build() { # dir name
-    local d=$1 n=$2 mk srcs flags
+    local d=$1 n=$2 mk srcs flags ext
     mk=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$t/$d/Makefile.am")
     srcs=$(echo "$mk" | sed -n "s/^${n}_SOURCES *= *//p")
     flags=$(echo "$mk" | sed -n "s/^${n}_CPPFLAGS *= *//p" | sed 's/\$(AM_CPPFLAGS)//')
-    [ -n "$srcs" ] || srcs=$n.c
+    ext=$(echo "$mk" | sed -n 's/^AM_DEFAULT_SOURCE_EXT *= *//p')
+    [ -n "$srcs" ] || srcs=$n${ext:-.c}
     mkdir -p "$work/bin/$d"
+    if echo " $srcs " | grep -q '\.cxx '; then
+        # shellcheck disable=SC2086 # the sources are words
+        (cd "$t/$d" && $cxx $srcs "$work/cxx/mtest_cxx.o" "$work/mtest_common.o" "$work"/dtp_*.o \
+            -lm -lpthread -o "$work/bin/$d/$n") 2>/dev/null
+        return
+    fi
+    if echo " $srcs " | grep -Eq '\.(f|f90|F90) '; then
+        # shellcheck disable=SC2086 # the sources are words
+        (cd "$t/$d" && fbuild "$d" "$n" $srcs) 2>/dev/null
+        return
+    fi
     (cd "$t/$d" && { $cc $flags $srcs "$work"/*.o -lm -lpthread -o "$work/bin/$d/$n" ||
         $cc $flags $srcs "$work"/*.o "$work/main/run_mpitests.o" -lm -lpthread -o "$work/bin/$d/$n" ||
         $cc $flags $srcs "$work"/*.o "$work/main/dtypes.o" -lm -lpthread -o "$work/bin/$d/$n"; }) 2>/dev/null
