@@ -11,7 +11,9 @@
 #
 #   conformance/mpich-tests.sh MPICH_SRC DIRS [LIB] [REGEX]
 #
-# DIRS is a comma-separated list of test/mpi directories (rma,pt2pt).
+# DIRS is a comma-separated list of test/mpi directories (rma,pt2pt);
+# Fortran's (f77/pt2pt, f08/coll, ...) build with mpifort.mpich, C++'s
+# (cxx/errhan, ...) with mpicxx.mpich.
 # MPICH_SRC is a checkout of pmodels/mpich (for example the `fetch` of
 # github:pmodels/mpich, `git archive HEAD test/mpi | tar -x`); LIB
 # defaults to lib/libcasperii.so; REGEX selects tests by name. Tests of 8
