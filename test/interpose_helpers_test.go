@@ -2,6 +2,7 @@ package test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,30 +12,29 @@ import (
 // per test binary and returns the path of the program.
 func FortranProg(t *testing.T, name string) string {
 	t.Helper()
-	r := Root(t)
-	dir := buildDir(t)
-	b := buildOnce("f:"+name, func() (string, string, error) {
-		out := filepath.Join(dir, "f-"+name)
-		return out, "", mpichTool(r, "mpifort", "-O2", filepath.Join("test", "cprogs", name+".f90"), "-o", out)
-	})
-	if b.err != nil {
-		t.Fatalf("harness: compiling Fortran program %s: %v", name, b.err)
-	}
-	return b.path
+	return toolProg(t, "mpifort", "f", name+".f90")
 }
 
 // CxxProg compiles test/cprogs/<name>.cxx with MPICH's mpicxx -O2 once per
 // test binary and returns the path of the program.
 func CxxProg(t *testing.T, name string) string {
 	t.Helper()
+	return toolProg(t, "mpicxx", "cxx", name+".cxx")
+}
+
+// toolProg compiles test/cprogs/<file> with MPICH's compiler tool -O2 into
+// <kind>-<name> of the build directory, once per test binary.
+func toolProg(t *testing.T, tool, kind, file string) string {
+	t.Helper()
 	r := Root(t)
 	dir := buildDir(t)
-	b := buildOnce("cxx:"+name, func() (string, string, error) {
-		out := filepath.Join(dir, "cxx-"+name)
-		return out, "", mpichTool(r, "mpicxx", "-O2", filepath.Join("test", "cprogs", name+".cxx"), "-o", out)
+	name := strings.TrimSuffix(file, filepath.Ext(file))
+	b := buildOnce(kind+":"+name, func() (string, string, error) {
+		out := filepath.Join(dir, kind+"-"+name)
+		return out, "", mpichTool(r, tool, "-O2", filepath.Join("test", "cprogs", file), "-o", out)
 	})
 	if b.err != nil {
-		t.Fatalf("harness: compiling C++ program %s: %v", name, b.err)
+		t.Fatalf("harness: compiling %s with %s: %v", file, tool, b.err)
 	}
 	return b.path
 }
