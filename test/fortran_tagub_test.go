@@ -51,12 +51,9 @@ func TestFortranTagUB(t *testing.T) {
 		}
 	}
 	for _, l := range ipLayouts {
-		for _, linked := range []bool{false, true} {
-			how := "preload"
-			if linked {
-				how = "linked"
-			}
-			t.Run(fmt.Sprintf("%v/%s", l, how), func(t *testing.T) {
+		for _, m := range ipLinkModes {
+			linked := m.linked
+			t.Run(fmt.Sprintf("%v/%s", l, m.name), func(t *testing.T) {
 				perGhost := l.NodeSize - 1 // one ghost per virtual node
 				layout, err := tagenc.New(ipMPICHTagUB, perGhost)
 				require.NoError(t, err)
@@ -89,12 +86,9 @@ func TestFortranTagUB(t *testing.T) {
 func TestFortranF08(t *testing.T) {
 	steps := []string{"world", "ring", "probe", "persistent", "attr", "split"}
 	for _, l := range ipLayouts {
-		for _, linked := range []bool{false, true} {
-			how := "preload"
-			if linked {
-				how = "linked"
-			}
-			t.Run(fmt.Sprintf("%v/%s", l, how), func(t *testing.T) {
+		for _, m := range ipLinkModes {
+			linked := m.linked
+			t.Run(fmt.Sprintf("%v/%s", l, m.name), func(t *testing.T) {
 				j := Job{Layout: l, Env: []string{"CSP_STATS=1"}}
 				if linked {
 					j.Prog = linkedFortranProg(t, "ip_f08")

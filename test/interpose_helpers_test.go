@@ -8,6 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// ipLinkModes are the two ways a program gets the library, as subtest
+// names: preloaded, and linked with -lcasperii before MPICH.
+var ipLinkModes = []struct {
+	name   string
+	linked bool
+}{{"preload", false}, {"linked", true}}
+
 // FortranProg compiles test/cprogs/<name>.f90 with MPICH's mpifort -O2 once
 // per test binary and returns the path of the program.
 func FortranProg(t *testing.T, name string) string {

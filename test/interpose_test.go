@@ -24,12 +24,9 @@ var ipLayouts = []Layout{{N: 4, NodeSize: 2}, {N: 6, NodeSize: 3}}
 // 1 B .. 4 MiB messages arrive intact, offloaded, without bounce copies.
 func TestInterposeExchange(t *testing.T) {
 	for _, l := range ipLayouts {
-		for _, linked := range []bool{false, true} {
-			how := "preload"
-			if linked {
-				how = "linked"
-			}
-			t.Run(fmt.Sprintf("%v/%s", l, how), func(t *testing.T) {
+		for _, m := range ipLinkModes {
+			linked := m.linked
+			t.Run(fmt.Sprintf("%v/%s", l, m.name), func(t *testing.T) {
 				j := Job{Layout: l, Args: []string{fmt.Sprint(l.Users())}, Env: []string{"CSP_STATS=1"}}
 				if linked {
 					j.Prog = LinkedCProg(t, "ip_exchange")
