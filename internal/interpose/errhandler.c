@@ -49,12 +49,16 @@
 static MPI_Comm_errhandler_function *eh_fn[CSP_IP_EH_SLOTS];
 static pthread_mutex_t eh_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* The communicator the application's handler is given for c. */
+static MPI_Comm eh_seen(MPI_Comm c)
+{
+    return c == csp_ip_world && c != MPI_COMM_WORLD ? MPI_COMM_WORLD : c;
+}
+
 static void eh_call(int slot, MPI_Comm *comm, int *code)
 {
     MPI_Comm_errhandler_function *fn = __atomic_load_n(&eh_fn[slot], __ATOMIC_ACQUIRE);
-    MPI_Comm c = comm ? *comm : MPI_COMM_NULL;
-    if (c == csp_ip_world && c != MPI_COMM_WORLD)
-        c = MPI_COMM_WORLD;
+    MPI_Comm c = eh_seen(comm ? *comm : MPI_COMM_NULL);
     fn(&c, code);
 }
 
@@ -130,8 +134,7 @@ static void eh_cxx_call(int kind, int *handle, int *code, void (*fn)(void))
                 fn = (void (*)(void))__atomic_load_n(&eh_fn[i], __ATOMIC_ACQUIRE);
                 break;
             }
-        if (h == (int)csp_ip_world && csp_ip_world != MPI_COMM_WORLD)
-            h = (int)MPI_COMM_WORLD;
+        h = (int)eh_seen((MPI_Comm)h);
     }
     __atomic_load_n(&cxx_dispatch, __ATOMIC_ACQUIRE)(kind, &h, code, fn);
 }
