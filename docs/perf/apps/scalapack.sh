@@ -33,8 +33,15 @@ trap 'rm -rf "$work"' EXIT
 cp -L "$tests"/x* "$here"/scalapack/*.dat "$work"/
 cp -L "$tests"/BLACS/x* "$tests"/BLACS/*.dat "$work"/
 cd "$work" || exit 1
-# count FILE PATTERN: the sum of the first field of matching lines
-count() { grep -h "$2" "$1" | awk '{s += $1} END {print s + 0}'; }
+# tally DRIVER FILE: the tests the driver's output says passed and failed
+tally() {
+    if [ "$1" = xCbtest ]; then
+        # "INTEGER SDRV TESTS:   75 TESTS;   50 PASSED,   25 SKIPPED,    0 FAILED."
+        grep -h ' TESTS;' "$2" | awk '{p += $(NF-5); f += $(NF-1)} END {printf "passed=%d failed=%d", p, f}'
+    else
+        awk '/tests completed and passed/ {p += $1} /completed and failed/ {f += $1} END {printf "passed=%d failed=%d", p, f}' "$2"
+    fi
+}
 run() { # driver
     local p=$1 s tp tl rp rl
     s=$(date +%s.%N)
@@ -49,19 +56,8 @@ run() { # driver
         echo "scalapack.sh: $p: no casperii-stats line: $lib was not preloaded" >&2
         exit 1
     fi
-    if [ "$p" = xCbtest ]; then
-        # "INTEGER SDRV TESTS:   75 TESTS;   50 PASSED,   25 SKIPPED,    0 FAILED."
-        printf "%-8s plain rc=%s passed=%s failed=%s %5.1f s | library rc=%s passed=%s failed=%s %5.1f s offloaded_sends=%s\n" \
-            "$p" "$rp" "$(grep -h ' TESTS;' "$p.plain" | awk '{s += $(NF-5)} END {print s + 0}')" \
-            "$(grep -h ' TESTS;' "$p.plain" | awk '{s += $(NF-1)} END {print s + 0}')" "$tp" \
-            "$rl" "$(grep -h ' TESTS;' "$p.lib" | awk '{s += $(NF-5)} END {print s + 0}')" \
-            "$(grep -h ' TESTS;' "$p.lib" | awk '{s += $(NF-1)} END {print s + 0}')" "$tl" \
-            "$(grep -h '^casperii-stats' "$p.lib" | grep -oE 'isend_offloaded=[0-9]+' | awk -F= '{s += $2} END {print s + 0}')"
-        return
-    fi
-    printf "%-8s plain rc=%s passed=%s failed=%s %5.1f s | library rc=%s passed=%s failed=%s %5.1f s offloaded_sends=%s\n" \
-        "$p" "$rp" "$(count "$p.plain" 'tests completed and passed')" "$(count "$p.plain" 'completed and failed')" "$tp" \
-        "$rl" "$(count "$p.lib" 'tests completed and passed')" "$(count "$p.lib" 'completed and failed')" "$tl" \
+    printf "%-8s plain rc=%s %s %5.1f s | library rc=%s %s %5.1f s offloaded_sends=%s\n" \
+        "$p" "$rp" "$(tally "$p" "$p.plain")" "$tp" "$rl" "$(tally "$p" "$p.lib")" "$tl" \
         "$(grep -h '^casperii-stats' "$p.lib" | grep -oE 'isend_offloaded=[0-9]+' | awk -F= '{s += $2} END {print s + 0}')"
 }
 echo "# scalapack.sh: lib $lib, $(nproc) CPUs, $(date -u +%FT%TZ)"
