@@ -166,6 +166,42 @@ func TestRMAAsyncMode(t *testing.T) {
 	}
 }
 
+// CSP_ASYNC_MODE=rma offloads no message, so it reserves no tag bits:
+// MPI_TAG_UB is plain MPICH's, and a message tagged at it, or with
+// 424242 (which OpenCoarrays uses without asking), goes around a ring as
+// under plain MPICH, on MPICH's path. With point-to-point offload (the
+// default) MPI_TAG_UB is lower and a message tagged at it is offloaded.
+func TestAsyncModeTags(t *testing.T) {
+	prog := CProg(t, "ip_tagub")
+	l := Layout{N: 3}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog})
+	ipRequireResults(t, plain, 3*l.Users())
+	plainUB := Select(Results(plain.Stdout), "test=tagub")[0]["tagub"]
+	for _, mode := range []string{"rma", "rma|pt2pt"} {
+		t.Run(mode, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Env: []string{"CSP_STATS=1", "CSP_ASYNC_MODE=" + mode}})
+			rs := ipRequireResults(t, res, 2*l.Users())
+			for _, f := range Select(rs, "test=tagub") {
+				if mode == "rma" {
+					require.Equal(t, plainUB, f["tagub"], "MPICH's bound: %s", f.Line())
+				} else {
+					require.NotEqual(t, plainUB, f["tagub"], "offload reserves bits: %s", f.Line())
+				}
+			}
+			if mode == "rma" {
+				require.Len(t, Select(rs, "test=ring-424242"), l.Users(), res.Output())
+			}
+			for _, s := range ipRequireStats(t, res, l.Users()) {
+				if mode == "rma" {
+					require.Zero(t, s.IsendOffloaded, s.Fields.Line())
+				} else {
+					require.Positive(t, s.IsendOffloaded, s.Fields.Line())
+				}
+			}
+		})
+	}
+}
+
 // runPastTCPFinalizeHang runs j as Run does, except that a job that hangs
 // after every user printed its CSP_STATS line, so inside MPICH's own
 // MPI_Finalize, runs again (at most 3 times in all). MPICH 4.0.2 over UCX's

@@ -217,7 +217,9 @@ func (r *runtime) expand(comm mpi.Comm, h info.Hints, herr error, seed int) erro
 		return err
 	}
 	size, _ := comm.Size()
-	if inter, _ := comm.TestInter(); inter {
+	if inter, _ := comm.TestInter(); inter || !r.cfg.PT2PT {
+		// An intercommunicator, or no point-to-point offload at all
+		// (CSP_ASYNC_MODE=rma): MPICH's as is, whatever its hints say.
 		r.store(comm, &commState{comm: comm, hints: h, rank: rank, inter: true})
 		return herr
 	}

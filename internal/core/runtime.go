@@ -72,7 +72,7 @@ type commState struct {
 	plan     commexpand.Plan // the route in use
 	rank     int
 	regist   bool           // the shmbuf_regist hint the entry was built with
-	inter    bool           // an intercommunicator, or members outside the world: never offloaded
+	inter    bool           // an intercommunicator, members outside the world, or CSP_ASYNC_MODE without pt2pt: never offloaded
 	pending  *pendingSwitch // a change of route not taken yet (switch.go)
 	entries  []planEntry    // fast-path entries of the plans it holds, to install copies of (switch.go)
 	switches int            // changes of route taken
@@ -403,7 +403,12 @@ func (r *runtime) setupLayout() error {
 	if r.worldGrp, err = world.Group(); err != nil {
 		return err
 	}
-	if t, err := tagenc.New(r.mpiTagUB, max(1, r.layout.MaxUsersPerGhost())); err == nil {
+	if !r.cfg.PT2PT {
+		// No message is offloaded (expand): tags are MPICH's, all of them.
+		if r.wrank == 0 {
+			r.verbosef(1, "CSP_ASYNC_MODE without pt2pt: MPI_TAG_UB is MPICH's %d", r.mpiTagUB)
+		}
+	} else if t, err := tagenc.New(r.mpiTagUB, max(1, r.layout.MaxUsersPerGhost())); err == nil {
 		r.tags = &t
 		r.exposedUB = t.ExposedTagUB()
 	} else {
