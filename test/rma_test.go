@@ -43,23 +43,46 @@ func rmaStat(t *testing.T, s Stats, k string) int64 {
 // compare-and-swap, their request forms, a strided derived type) in every
 // epoch (fence, shared and exclusive locks, lock_all, PSCW with wait and
 // test, flushes) gives what plain MPICH gives, on 1 user per ghost, 4 users
-// per ghost, and 2 ghosts per node; the users' CSP_STATS show each window
-// redirected and the operations carried by the ghosts, and every heap block
-// comes back.
+// per ghost, and 2 ghosts per node, both ways a window is served: through
+// the ghosts (members on several nodes, or CSP_RMA_LOCAL=0), and by the
+// origins in shared memory where every member shares one node
+// (internal/user/rmalocal.c: accumulates atomic under the target's mutex,
+// locks in its lock word). The users' CSP_STATS show each window
+// redirected and the operations carried by the path the case names, and
+// every heap block comes back.
 func TestRMARedirected(t *testing.T) {
 	prog := CProg(t, "ip_rma")
-	for _, l := range []Layout{{N: 6, NodeSize: 2}, {N: 5}, {N: 6, NG: 2}} {
-		t.Run(l.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		l     Layout
+		local bool // every member on one node, CSP_RMA_LOCAL not 0
+	}{
+		{Layout{N: 6, NodeSize: 2}, false},
+		{Layout{N: 5}, true},
+		{Layout{N: 5}, false},
+		{Layout{N: 6, NG: 2}, true},
+		{Layout{N: 6, NG: 2}, false},
+	} {
+		l, env, path := c.l, []string{"CSP_STATS=1"}, "rma_local"
+		name := l.String() + "-local"
+		if !c.local {
+			path, name = "rma_redirected", l.String()+"-ghosts"
+			if l.NodeSize == 0 {
+				env = append(env, "CSP_RMA_LOCAL=0")
+			}
+		}
+		t.Run(name, func(t *testing.T) {
 			plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"ops"}})
 			want := ipRequireResults(t, plain, 12)
-			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"ops"}, Preload: true, Env: []string{"CSP_STATS=1"}})
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"ops"}, Preload: true, Env: env})
 			ipRequireResults(t, res, len(want))
 			require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+			other := map[string]string{"rma_local": "rma_redirected", "rma_redirected": "rma_local"}[path]
 			for _, s := range ipRequireStats(t, res, l.Users()) {
 				require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), s.Fields.Line())
 				// Puts and gets of the checks, one accumulate per lock
 				// epoch, atomics: at least 250 per rank for 3 users.
-				require.GreaterOrEqual(t, rmaStat(t, s, "rma_redirected"), int64(250), s.Fields.Line())
+				require.GreaterOrEqual(t, rmaStat(t, s, path), int64(250), s.Fields.Line())
+				require.Zero(t, rmaStat(t, s, other), s.Fields.Line())
 				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
 			}
 		})
@@ -230,11 +253,16 @@ func runPastTCPFinalizeHang(t *testing.T, j Job, users int) Result {
 // the group), and an access outside the target's window, which MPICH does
 // not check where the network writes directly, MPI_ERR_RMA_RANGE; under the
 // default fatal handler the job stops with one line saying what was wrong.
+// The same on a node-local window (one node: the origins apply the
+// operations, rmalocal.c).
 func TestRMABadInput(t *testing.T) {
 	prog := CProg(t, "ip_rma")
-	l := Layout{N: 6, NodeSize: 2}
-	for _, flavor := range rmaFlavors {
-		t.Run(flavor, func(t *testing.T) {
+	for _, c := range []struct {
+		flavor string
+		l      Layout
+	}{{"allocate", Layout{N: 6, NodeSize: 2}}, {"shared", Layout{N: 6, NodeSize: 2}}, {"allocate", Layout{N: 4}}} {
+		flavor, l := c.flavor, c.l
+		t.Run(flavor+"-"+l.String(), func(t *testing.T) {
 			plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: rmaArgs("errors", flavor)})
 			require.Equal(t, 0, plain.ExitCode, plain.Output())
 			res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("errors", flavor), Preload: true})
@@ -256,7 +284,9 @@ func TestRMABadInput(t *testing.T) {
 }
 
 // A thousand windows made and freed (300 shared ones, every other one over
-// MPI_COMM_SELF): each redirected, every heap block back. A window with
+// MPI_COMM_SELF): each redirected, every heap block back; on one node the
+// thousand are node-local (the origins map each other's segments once and
+// reuse the mappings: rmalocal.c). A window with
 // async_config=off (made switchable, but carried by MPICH) and one of
 // MPI_Win_create (MPICH's; CSP_VERBOSE=1 says so once) work the same, and
 // nothing of theirs reaches the ghosts.
@@ -285,6 +315,17 @@ func TestRMAWindows(t *testing.T) {
 			require.Contains(t, res.Stderr, "windows of MPI_Win_create are not redirected", res.Output())
 		})
 	}
+	t.Run("allocate-node-local", func(t *testing.T) {
+		l := Layout{N: 3}
+		res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("churn", "allocate"), Preload: true, Env: []string{"CSP_STATS=1"}})
+		ipRequireResults(t, res, 1)
+		for _, s := range ipRequireStats(t, res, l.Users()) {
+			require.Equal(t, int64(1000), rmaStat(t, s, "rma_windows"), s.Fields.Line())
+			require.Equal(t, int64(1000), rmaStat(t, s, "rma_local"), "one get per window: %s", s.Fields.Line())
+			require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+			require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
+		}
+	})
 }
 
 // async_config on a window (MPI_Win_allocate or MPI_Win_allocate_shared):
@@ -355,6 +396,10 @@ func TestRMAGhostPriority(t *testing.T) {
 // An origin served by its target's ghost rings it when it is parked
 // (rma_rings) instead of waiting for its next poll, and a ghost whose user
 // waits in MPI keeps its polls short (RMAInMPIPolls): nobody computes.
+// Where the window's members share one node, its ghost is asked for
+// nothing (CSP_RMA_LOCAL=0 makes the cases above go through it): the
+// origin applies the 200 accumulates itself (rma_local) while the target
+// computes, and the ghost never polls for windows.
 func TestRMAServe(t *testing.T) {
 	prog := CProg(t, "ip_rma")
 	cases := []struct {
@@ -380,6 +425,8 @@ func TestRMAServe(t *testing.T) {
 			"ghost 0: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (bound to CPUs it shares with user ", false, "", "300"},
 		{"target-in-mpi", Layout{N: 4, NodeSize: 2}, nil, "allocate", 2,
 			"ghost 2: serving windows, polls MPI at most CSP_RMA_POLL_US apart (100 us after an epoch), and on every round while an epoch is active (4 processes on 2 cores, its core shared with users)", false, "", "1"},
+		{"node-local", Layout{N: 3}, []string{"-bind-to", "user:1,0,1"}, "allocate", 0,
+			"the origins apply the operations in shared memory (no ghost)", false, "CSP_RMA_LOCAL=1", "300"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -390,11 +437,24 @@ func TestRMAServe(t *testing.T) {
 			if c.env != "" {
 				env = append(env, c.env)
 			}
+			if c.l.NodeSize == 0 && c.env != "CSP_RMA_LOCAL=1" {
+				env = append(env, "CSP_RMA_LOCAL=0") // through the ghost: one node
+			}
 			res := Run(t, Job{Layout: c.l, Launch: c.launch, Prog: prog, Args: []string{"serve", c.flavor, c.ms}, Preload: true, Env: env})
 			ipRequireResults(t, res, 2)
 			require.Contains(t, res.Stdout, "value rank=1 served=200")
 			require.Contains(t, res.Stderr, c.how)
 			g := ghostStats(t, res, c.l.N-c.l.Users())[c.ghost]
+			if c.env == "CSP_RMA_LOCAL=1" {
+				require.Zero(t, g["RMARounds"], "nothing for the ghost to serve: %v", g)
+				for _, s := range ipRequireStats(t, res, c.l.Users()) {
+					require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+					if r, _ := s.Fields.Int("rank"); r == 0 {
+						require.GreaterOrEqual(t, rmaStat(t, s, "rma_local"), int64(200), s.Fields.Line())
+					}
+				}
+				return
+			}
 			if c.env != "" {
 				require.Zero(t, g["RMARounds"], "no redirected window, no polling for windows: %v", g)
 				for _, s := range ipRequireStats(t, res, c.l.Users()) {

@@ -132,10 +132,14 @@ func TestGenerateFromMPICH(t *testing.T) {
 	// the target's count and datatype (1 and datatype for the atomics)
 	// and the request of the request-based forms.
 	for _, want := range []string{
-		`csp_rma_target_of(w_, "MPI_Put", target_rank, target_disp, target_count, target_datatype, &g_, &gd_)`,
-		`PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin)`,
-		`csp_rma_target_of(w_, "MPI_Fetch_and_op", target_rank, target_disp, 1, datatype, &g_, &gd_)`,
-		`csp_rma_target_of(w_, "MPI_Rget_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+		`csp_rma_target_of(w_, "MPI_Put", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_)`,
+		`PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_)`,
+		`csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Put(`,
+		`csp_rma_local_leave(w_, "MPI_Accumulate", target_rank, 1, gw_, rc_)`,
+		`csp_rma_local_leave(w_, "MPI_Rget", target_rank, 0, gw_, rc_)`,
+		`csp_rma_target_of(w_, "MPI_Fetch_and_op", target_rank, target_disp, 1, datatype, &g_, &gd_, &gw_)`,
+		`csp_rma_target_of(w_, "MPI_Rget_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);`,
 		`return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);`,

@@ -222,18 +222,35 @@ func rmaOperation(p *Proto) (rmaOp, bool) {
 
 // emitRMA writes the wrapper of an RMA operation: MPICH's call as is on a
 // window that is not redirected; on one that is, the target checked and
-// translated (csp_rma_target_of) and the call made on the internal window
-// with the ghost's rank and displacement.
+// translated (csp_rma_target_of) and the call made on the window that
+// gives: the internal window, with the ghost's rank and displacement, or
+// on a node-local window the member's self window, between
+// csp_rma_local_enter and _leave (the member's mutex for the atomic
+// operations, and the operation completed: internal/user/rmalocal.c).
 func emitRMA(b *bytes.Buffer, p *Proto, op rmaOp) {
 	params, args := signature(p)
 	as := strings.Split(args, ", ")
-	as[op.rank], as[op.disp], as[op.win] = "g_", "gd_", "csp_rma.gwin"
+	as[op.rank], as[op.disp], as[op.win] = "g_", "gd_", "gw_"
+	atomic := 0
+	if rmaAtomic(p.Name) {
+		atomic = 1
+	}
 	fmt.Fprintf(b, "\n%s %s(%s)\n{\n", p.Ret, p.Name, params)
 	fmt.Fprintf(b, "    struct csp_rma_win *w_ = csp_rma_find(win);\n")
 	fmt.Fprintf(b, "    if (!w_ || csp_rma_direct(w_, target_rank))\n        return P%s(%s);\n", p.Name, args)
-	fmt.Fprintf(b, "    int g_;\n    MPI_Aint gd_;\n")
-	fmt.Fprintf(b, "    int rc_ = csp_rma_target_of(w_, \"%s\", target_rank, target_disp, %s, %s, &g_, &gd_);\n", p.Name, op.count, op.dtype)
+	fmt.Fprintf(b, "    int g_;\n    MPI_Aint gd_;\n    MPI_Win gw_;\n")
+	fmt.Fprintf(b, "    int rc_ = csp_rma_target_of(w_, \"%s\", target_rank, target_disp, %s, %s, &g_, &gd_, &gw_);\n", p.Name, op.count, op.dtype)
 	fmt.Fprintf(b, "    if (rc_ == 1)\n        return csp_ip_rma_null_target(%s);\n", op.request)
 	fmt.Fprintf(b, "    if (rc_ != MPI_SUCCESS)\n        return rc_;\n")
-	fmt.Fprintf(b, "    return csp_rma_raise_rc(w_, \"%s\", P%s(%s));\n}\n", p.Name, p.Name, strings.Join(as, ", "))
+	fmt.Fprintf(b, "    csp_rma_local_enter(w_, target_rank, %d, gw_);\n", atomic)
+	fmt.Fprintf(b, "    rc_ = P%s(%s);\n", p.Name, strings.Join(as, ", "))
+	fmt.Fprintf(b, "    return csp_rma_local_leave(w_, \"%s\", target_rank, %d, gw_, rc_);\n}\n", p.Name, atomic)
+}
+
+// rmaAtomic: the operation reads and writes target memory as one (the
+// accumulates, fetch-and-op, compare-and-swap), which MPI makes atomic
+// per element against the same kind from any origin.
+func rmaAtomic(name string) bool {
+	return strings.Contains(name, "ccumulate") || strings.HasPrefix(name, "MPI_Fetch_and_op") ||
+		strings.HasPrefix(name, "MPI_Compare_and_swap")
 }

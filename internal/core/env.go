@@ -18,6 +18,7 @@ type Config struct {
 	PT2PT        bool   // CSP_ASYNC_MODE includes pt2pt (the default)
 	RMA          bool   // CSP_ASYNC_MODE includes rma (the default): MPI_Win_allocate windows go through the ghosts
 	RMASet       bool   // CSP_ASYNC_MODE was given: no automatic choice (rma.go)
+	RMALocalOff  bool   // CSP_RMA_LOCAL=0: node-local windows go through the ghosts too (internal/user/rma.h)
 	RMAPollUS    int    // CSP_RMA_POLL_US: a ghost serving redirected windows gives MPI progress at least this often (more often right after an epoch)
 	AsyncOn      bool   // CSP_ASYNC_CONFIG=on (default) | off | auto (AsyncOn and AsyncAuto)
 	AsyncAuto    bool   // CSP_ASYNC_CONFIG=auto: communicators without async_config choose their route themselves
@@ -191,6 +192,13 @@ func readConfig(getenv func(string) string) (Config, error) {
 		c.AnySrcOff = true
 	default:
 		return c, &ConfigError{Var: "CSP_ANYSRC_OFFLOAD", Value: v, Want: "use 1 or 0"}
+	}
+	switch v := strings.TrimSpace(getenv("CSP_RMA_LOCAL")); v {
+	case "", "1", "on":
+	case "0", "off":
+		c.RMALocalOff = true
+	default:
+		return c, &ConfigError{Var: "CSP_RMA_LOCAL", Value: v, Want: "use 1 or 0"}
 	}
 	switch v := strings.TrimSpace(getenv("CSP_BIND")); v {
 	case "", "auto":

@@ -154,6 +154,13 @@ var envDocs = map[string]EnvDoc{
 			}
 			return "none (pass-through)"
 		}},
+	"CSP_RMA_LOCAL": {Meaning: "1: a window whose members all share one node is served by the origins in shared memory, no ghost; 0: through the ghosts like the others",
+		Show: func(c Config) string {
+			if c.RMALocalOff {
+				return "0"
+			}
+			return "1"
+		}},
 	"CSP_RMA_POLL_US": {Meaning: "a ghost serving redirected windows gives MPI progress at least this often, microseconds (1..1000000); more often right after an epoch",
 		Show: func(c Config) string { return fmt.Sprint(c.RMAPollUS) }},
 	"CSP_ASYNC_CONFIG": {Meaning: "on: offload communicators whose hints allow it; off: only those with async_config=on; auto: each communicator whose hints allow it, and each redirected window without async_config, switches offload on and off by itself, from the self-profile",

@@ -54,6 +54,7 @@ type runtime struct {
 	ch        *channel.User
 	gctl      *channel.Ghost
 	myGhost   int
+	nodeID    int // world rank of the node's first process (user.Config.NodeID)
 
 	mu        sync.Mutex
 	comms     map[int32]*commState
@@ -362,6 +363,7 @@ func (r *runtime) setupLayout() error {
 	if err := mpi.AllgatherInt32s(node, []int32{int32(r.wrank)}, locals); err != nil {
 		return err
 	}
+	r.nodeID = int(locals[0])
 	// Users ng..lsize-1 are bound to ghosts in contiguous, balanced groups.
 	ghostOfLocal := func(l int) int {
 		j, users := l-ng, lsize-ng
@@ -593,7 +595,7 @@ func (r *runtime) startUser() error {
 		}
 	}
 	err = user.Start(user.Config{
-		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost,
+		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost, NodeID: r.nodeID,
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
 		Progress:   r.pool[commexpand.SlotTagNative],
 		ArenaShift: r.cfg.ArenaShift, SpinIters: wait.Spin, YieldIters: wait.Yield,
@@ -610,7 +612,7 @@ func (r *runtime) startUser() error {
 		r.logf("user %d: doorbell: %s", r.wrank, fence)
 	}
 	if err == nil && !r.rmaWin.IsNull() {
-		if err := user.StartRMA(r.rmaWin, r.cfg.Verbose, !r.cfg.AsyncOn); err != nil {
+		if err := user.StartRMA(r.rmaWin, r.cfg.Verbose, !r.cfg.AsyncOn, !r.cfg.RMALocalOff); err != nil {
 			problem = "CasperII: " + err.Error()
 		} else {
 			user.SetRMAAuto(r.model.rmaAuto(r.cfg.AsyncAuto))
@@ -705,8 +707,8 @@ func (r *runtime) printStats() {
 	switches, switchesC := r.switches, r.switchesC
 	r.mu.Unlock()
 	rs := user.CurrentRMAStats()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d direct_yields=%d switches=%d switches_in_c=%d rma_windows=%d rma_redirected=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, s.DirectYields, switches, switchesC, rs.Windows, rs.Ops, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d direct_yields=%d switches=%d switches_in_c=%d rma_windows=%d rma_redirected=%d rma_local=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, s.DirectYields, switches, switchesC, rs.Windows, rs.Ops, rs.LocalOps, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

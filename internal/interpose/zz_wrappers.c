@@ -788,12 +788,15 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Accumulate", PMPI_Accumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, gw_);
+    return csp_rma_local_leave(w_, "MPI_Accumulate", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
@@ -803,12 +806,15 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Compare_and_swap", target_rank, target_disp, 1, datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Compare_and_swap", target_rank, target_disp, 1, datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Compare_and_swap", PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, g_, gd_, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, g_, gd_, gw_);
+    return csp_rma_local_leave(w_, "MPI_Compare_and_swap", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
@@ -818,12 +824,15 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Fetch_and_op", target_rank, target_disp, 1, datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Fetch_and_op", target_rank, target_disp, 1, datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Fetch_and_op", PMPI_Fetch_and_op(origin_addr, result_addr, datatype, g_, gd_, op, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, g_, gd_, op, gw_);
+    return csp_rma_local_leave(w_, "MPI_Fetch_and_op", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -833,12 +842,15 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Get", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Get", PMPI_Get(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Get(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_);
+    return csp_rma_local_leave(w_, "MPI_Get", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -848,12 +860,15 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Get_accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get_accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Get_accumulate", PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, gw_);
+    return csp_rma_local_leave(w_, "MPI_Get_accumulate", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -863,12 +878,15 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Put", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Put", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Put", PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Put(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_);
+    return csp_rma_local_leave(w_, "MPI_Put", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
@@ -878,12 +896,15 @@ int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Raccumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Raccumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Raccumulate", PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Raccumulate", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
@@ -893,12 +914,15 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Rget", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Rget", PMPI_Rget(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Rget", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
@@ -908,12 +932,15 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Rget_accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget_accumulate", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Rget_accumulate", PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Rget_accumulate", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
@@ -923,12 +950,15 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Rput", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rput", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Rput", PMPI_Rput(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Rput", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -1610,12 +1640,15 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Accumulate_c", PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, gw_);
+    return csp_rma_local_leave(w_, "MPI_Accumulate_c", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -1625,12 +1658,15 @@ int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Get_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Get_c", PMPI_Get_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Get_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_);
+    return csp_rma_local_leave(w_, "MPI_Get_c", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
@@ -1640,12 +1676,15 @@ int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Get_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Get_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Get_accumulate_c", PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, gw_);
+    return csp_rma_local_leave(w_, "MPI_Get_accumulate_c", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
@@ -1655,12 +1694,15 @@ int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype orig
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Put_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Put_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Put_c", PMPI_Put_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Put_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_);
+    return csp_rma_local_leave(w_, "MPI_Put_c", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
@@ -1670,12 +1712,15 @@ int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Raccumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Raccumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Raccumulate_c", PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Raccumulate_c", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
@@ -1685,12 +1730,15 @@ int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Rget_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Rget_c", PMPI_Rget_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Rget_c", target_rank, 0, gw_, rc_);
 }
 
 int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
@@ -1700,12 +1748,15 @@ int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Rget_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rget_accumulate_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Rget_accumulate_c", PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 1, gw_);
+    rc_ = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Rget_accumulate_c", target_rank, 1, gw_, rc_);
 }
 
 int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
@@ -1715,12 +1766,15 @@ int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype ori
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     int g_;
     MPI_Aint gd_;
-    int rc_ = csp_rma_target_of(w_, "MPI_Rput_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_);
+    MPI_Win gw_;
+    int rc_ = csp_rma_target_of(w_, "MPI_Rput_c", target_rank, target_disp, target_count, target_datatype, &g_, &gd_, &gw_);
     if (rc_ == 1)
         return csp_ip_rma_null_target(request);
     if (rc_ != MPI_SUCCESS)
         return rc_;
-    return csp_rma_raise_rc(w_, "MPI_Rput_c", PMPI_Rput_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, csp_rma.gwin, request));
+    csp_rma_local_enter(w_, target_rank, 0, gw_);
+    rc_ = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, gw_, request);
+    return csp_rma_local_leave(w_, "MPI_Rput_c", target_rank, 0, gw_, rc_);
 }
 
 int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)

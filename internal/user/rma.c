@@ -156,6 +156,7 @@ int csp_rma_finish(void)
     free(locked);
     locked = NULL;
     nlocked = 0;
+    csp_rma_local_finish();
     int rc2 = PMPI_Win_free(&csp_rma.gwin);
     return rc != MPI_SUCCESS ? rc : rc2;
 }
@@ -295,7 +296,7 @@ static void set_watched(struct csp_rma_win *w, int want)
         __atomic_sub_fetch(&csp_u.nwatched, 1, __ATOMIC_RELAXED);
 }
 
-void csp_rma_watch(struct csp_rma_win *w) { set_watched(w, !w->direct && w->block); }
+void csp_rma_watch(struct csp_rma_win *w) { set_watched(w, !w->direct && w->block && !w->local); }
 
 static void insert(struct csp_rma_win *w)
 {
@@ -322,6 +323,7 @@ static void unlink_win(struct csp_rma_win *w)
 
 static void free_record(struct csp_rma_win *w)
 {
+    csp_rma_local_free(w);
     if (w->acomm != MPI_COMM_NULL)
         PMPI_Comm_free(&w->acomm);
     free(w->acc);
@@ -343,7 +345,13 @@ static int redirectable(MPI_Comm comm, int *n, int *me)
 /* What each member brings to enroll: ok, its async_config (unset
  * resolved by CSP_ASYNC_CONFIG), where the others reach it, its epoch_type
  * and, for auto, its profile (csp_rma_alloc_profile). */
-enum { E_OK, E_CONFIG, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_EPOCHS, E_PROF, E_N = E_PROF + CSP_RMA_PROF_N };
+enum {
+    E_OK, E_CONFIG, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_EPOCHS,
+    E_NODE, /* csp_u.node_id, or -1 where CSP_RMA_LOCAL=0 or no block      */
+    E_SEG,  /* CSP_RMA_SEG_N fields: the heap segment of the block (rma.h) */
+    E_PROF = E_SEG + CSP_RMA_SEG_N,
+    E_N = E_PROF + CSP_RMA_PROF_N
+};
 
 /* The window-wide choices enroll agreed, for start. */
 struct enrolled {
@@ -364,7 +372,8 @@ struct enrolled {
  * after the members agreed (every member sees the same votes; only that
  * could split them, and it ends the job as MPICH would). */
 static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hints *h,
-                  const struct csp_rma_target *mine, struct csp_rma_win **out, struct enrolled *e)
+                  const struct csp_rma_target *mine, const void *block, struct csp_rma_win **out,
+                  struct enrolled *e)
 {
     *out = NULL;
     e->votes = NULL;
@@ -373,14 +382,16 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
         config = csp_rma.default_off ? CSP_RMA_HINT_OFF : csp_rma.default_auto ? CSP_RMA_HINT_AUTO : CSP_RMA_HINT_ON;
     int64_t v[E_N] = {ok, config, mine->ghost, mine->gbase, mine->size, mine->disp_unit, mine->glock,
                       h->epochs ? h->epochs : CSP_RMA_EP_ALL};
+    v[E_NODE] = !csp_rma.local_off && csp_rma_local_mine(block, v + E_SEG) ? csp_u.node_id : -1;
     if (config == CSP_RMA_HINT_AUTO)
         csp_rma_alloc_profile(v + E_PROF, &e->now);
     int64_t *all = malloc(sizeof(int64_t) * E_N * (size_t)n);
     int rc = all ? PMPI_Allgather(v, E_N, MPI_INT64_T, all, E_N, MPI_INT64_T, comm) : MPI_ERR_NO_MEM;
-    int agreed = rc == MPI_SUCCESS, off = 0, autos = 0, epochs = 0;
+    int agreed = rc == MPI_SUCCESS, off = 0, autos = 0, epochs = 0, local = agreed;
     for (int i = 0; agreed && i < n; i++) {
         const int64_t *a = &all[E_N * i];
         agreed = a[E_OK] == 1;
+        local &= a[E_NODE] >= 0 && a[E_NODE] == all[E_NODE];
         off |= a[E_CONFIG] == CSP_RMA_HINT_OFF;
         autos += a[E_CONFIG] == CSP_RMA_HINT_AUTO;
         epochs |= (int)a[E_EPOCHS];
@@ -409,6 +420,13 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
     w->epochs = epochs;
     w->size = n;
     w->rank = me;
+    /* Every member on this node: the origins serve the window themselves
+     * (rmalocal.c; one Allreduce, which every member makes alike). */
+    if (local && (rc = csp_rma_local_setup(w, comm, all + E_SEG, E_N)) != MPI_SUCCESS) {
+        free_record(w);
+        free(all);
+        return rc;
+    }
     e->votes = all;
     e->all_auto = !off && autos == n;
     *out = w;
@@ -422,8 +440,14 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
 static int start(struct csp_rma_win *w, MPI_Comm comm, struct enrolled *e)
 {
     int rc = MPI_SUCCESS;
-    if (e->all_auto)
+    /* A node-local window needs no choice: its operations wait for no
+     * ghost and no target, so it stays on (rmalocal.c). */
+    if (e->all_auto && !w->local)
         rc = csp_rma_alloc_choose(w, comm, e->votes + E_PROF, E_N, &e->now);
+    if (w->local && csp_rma.verbose >= 2 && w->rank == 0)
+        fprintf(stderr, "casperii: window 0x%x: its %d members share this node: the origins apply the "
+                        "operations in shared memory (no ghost)\n",
+                (unsigned)w->win, w->size);
     free(e->votes);
     e->votes = NULL;
     if (rc != MPI_SUCCESS)
@@ -490,7 +514,7 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
     }
     struct csp_rma_win *w;
     struct enrolled e;
-    int rc = enroll(comm, n, me, ok, &h, &mine, &w, &e);
+    int rc = enroll(comm, n, me, ok, &h, &mine, block, &w, &e);
     if (!w) {
         heap_free_locked(block);
         return herr != MPI_SUCCESS ? hint_error(herr, "MPI_Win_allocate", why) : rc;
@@ -540,7 +564,7 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     }
     struct csp_rma_win *w;
     struct enrolled e;
-    int rc = enroll(comm, n, me, ok, &h, &mine, &w, &e);
+    int rc = enroll(comm, n, me, ok, &h, &mine, NULL, &w, &e);
     if (!w) {
         heap_free_locked(block);
         if (herr != MPI_SUCCESS)
@@ -611,7 +635,7 @@ static int epoch_open(const struct csp_rma_win *w, int rank)
 }
 
 int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint disp,
-                      MPI_Count count, MPI_Datatype dt, int *ghost, MPI_Aint *gdisp)
+                      MPI_Count count, MPI_Datatype dt, int *ghost, MPI_Aint *gdisp, MPI_Win *gw)
 {
     if (rank == MPI_PROC_NULL)
         return 1;
@@ -647,11 +671,19 @@ int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
                          "target_disp, the count and the target datatype", fn,
                          (long long)lo, (long long)hi, rank, (long long)t->size);
     }
+    if (w->local) {
+        *ghost = 0;
+        *gdisp = w->lm[rank].disp + at;
+        *gw = w->lm[rank].win;
+        csp_rma.n_local_ops++;
+        return MPI_SUCCESS;
+    }
     int rc = gate((int)t->ghost);
     if (rc != MPI_SUCCESS)
         return csp_rma_raise_rc(w, fn, rc);
     *ghost = (int)t->ghost;
     *gdisp = (MPI_Aint)t->gbase + at;
+    *gw = csp_rma.gwin;
     csp_rma.n_ops++;
     return MPI_SUCCESS;
 }
@@ -679,9 +711,20 @@ static MPI_Aint lockword(const struct csp_rma_win *w, int rank)
     return (MPI_Aint)(w->t[rank].glock + (int64_t)offsetof(struct csp_rma_hdr, lock));
 }
 
+/* The lock word of rank on a node-local window, mapped here. */
+static int64_t *lockword_here(const struct csp_rma_win *w, int rank)
+{
+    csp_rma.n_lockword_ops++;
+    return &w->lm[rank].hdr->lock;
+}
+
 /* fop adds add to rank's lock word and gives the old value, completed. */
 static int fop(struct csp_rma_win *w, int rank, int64_t add, int64_t *old)
 {
+    if (w->local) {
+        *old = __atomic_fetch_add(lockword_here(w, rank), add, __ATOMIC_ACQ_REL);
+        return MPI_SUCCESS;
+    }
     int g = (int)w->t[rank].ghost;
     int rc = PMPI_Fetch_and_op(&add, old, MPI_INT64_T, g, lockword(w, rank), MPI_SUM, csp_rma.gwin);
     if (rc == MPI_SUCCESS)
@@ -695,7 +738,12 @@ static int acquire(struct csp_rma_win *w, int rank, int type)
     for (;;) {
         int64_t old = 0;
         int rc;
-        if (type == MPI_LOCK_EXCLUSIVE) {
+        if (type == MPI_LOCK_EXCLUSIVE && w->local) {
+            int64_t zero = 0;
+            if (__atomic_compare_exchange_n(lockword_here(w, rank), &zero, CSP_RMA_WRITER, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                return MPI_SUCCESS;
+        } else if (type == MPI_LOCK_EXCLUSIVE) {
             int64_t zero = 0, writer = CSP_RMA_WRITER;
             int g = (int)w->t[rank].ghost;
             rc = PMPI_Compare_and_swap(&writer, &zero, &old, MPI_INT64_T, g, lockword(w, rank),
@@ -728,6 +776,11 @@ static const int64_t unshare = -1, unwrite = -CSP_RMA_WRITER;
  * unlock at MPI_Finalize) comes before the memory goes away. */
 static int release(struct csp_rma_win *w, int rank, int type)
 {
+    if (w->local) { /* the origin's operations completed in their calls */
+        __atomic_fetch_add(lockword_here(w, rank), type == MPI_LOCK_EXCLUSIVE ? unwrite : unshare,
+                           __ATOMIC_RELEASE);
+        return MPI_SUCCESS;
+    }
     w->released = 1;
     return PMPI_Accumulate(type == MPI_LOCK_EXCLUSIVE ? &unwrite : &unshare, 1, MPI_INT64_T,
                            (int)w->t[rank].ghost, lockword(w, rank), 1, MPI_INT64_T, MPI_SUM, csp_rma.gwin);
@@ -766,7 +819,7 @@ int csp_rma_unlock(struct csp_rma_win *w, int rank)
         return PMPI_Win_unlock(rank, w->win);
     if (rank < 0 || rank >= w->size || w->held[rank] == CSP_RMA_NONE)
         return PMPI_Win_unlock(rank, w->win); /* MPICH's answer, and error */
-    int rc = gflush((int)w->t[rank].ghost);
+    int rc = w->local ? MPI_SUCCESS : gflush((int)w->t[rank].ghost);
     int h = w->held[rank];
     if (rc == MPI_SUCCESS && h != CSP_RMA_NOCHECK)
         rc = release(w, rank, h == CSP_RMA_EXCL ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED);
@@ -793,6 +846,12 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
     if ((assert_ & MPI_MODE_NOCHECK) || !(w->epochs & CSP_RMA_EP_LOCK)) {
         w->lock_all = CSP_RMA_NOCHECK;
         return MPI_SUCCESS;
+    }
+    if (w->local) { /* a shared lock on every member, in shared memory */
+        for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
+            rc = acquire(w, r, MPI_LOCK_SHARED);
+        w->lock_all = CSP_RMA_SHARED;
+        return rc;
     }
     /* A shared lock on every member: one fetch-and-add each, completed
      * together; the few that met a writer step back and retry alone. */
@@ -829,7 +888,7 @@ int csp_rma_unlock_all(struct csp_rma_win *w)
         return PMPI_Win_unlock_all(w->win);
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
-    int rc = gflush_all();
+    int rc = w->local ? MPI_SUCCESS : gflush_all();
     for (int r = 0; rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED && r < w->size; r++)
         rc = release(w, r, MPI_LOCK_SHARED);
     w->lock_all = CSP_RMA_NONE;
@@ -856,6 +915,10 @@ int csp_rma_flush(struct csp_rma_win *w, int rank, int local)
     if (!passive(w, rank))
         return raise(w, MPI_ERR_RMA_SYNC, "%s: rank %d is not locked (MPI_Win_lock or MPI_Win_lock_all first)",
                      fn, rank);
+    if (w->local) { /* complete since their calls returned */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return MPI_SUCCESS;
+    }
     int g = (int)w->t[rank].ghost;
     int rc = local ? gflush_local(g) : gflush(g);
     return csp_rma_raise_rc(w, fn, rc);
@@ -868,6 +931,10 @@ int csp_rma_flush_all(struct csp_rma_win *w, int local)
         return local ? PMPI_Win_flush_local_all(w->win) : PMPI_Win_flush_all(w->win);
     if (!w->lock_all && w->nheld == 0)
         return raise(w, MPI_ERR_RMA_SYNC, "%s: no passive-target epoch is open on this window", fn);
+    if (w->local) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return MPI_SUCCESS;
+    }
     int rc = local ? gflush_local_all() : gflush_all();
     return csp_rma_raise_rc(w, fn, rc);
 }
@@ -896,6 +963,8 @@ void csp_rma_take_pending(struct csp_rma_win *w, const char *where)
     }
     if (p < 0)
         return;
+    if (p == CSP_RMA_HINT_AUTO && w->local)
+        p = CSP_RMA_HINT_ON; /* nothing to choose: start(), rmalocal.c */
     if (p == CSP_RMA_HINT_AUTO) {
         if (!w->auto_) {
             csp_rma_auto_begin(w);
@@ -984,7 +1053,9 @@ int csp_rma_fence(struct csp_rma_win *w, int assert_)
     /* The origin's operations of the closing epoch complete at their
      * targets before the fence's synchronization, so every target sees
      * them once its own fence returns. */
-    if (w->fence && !w->direct) {
+    if (w->local)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST); /* its operations are complete: in order */
+    if (w->fence && !w->direct && !w->local) {
         int rc = gflush_all();
         if (rc != MPI_SUCCESS)
             return csp_rma_raise_rc(w, "MPI_Win_fence", rc);
@@ -1040,7 +1111,9 @@ int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_)
 int csp_rma_complete(struct csp_rma_win *w)
 {
     int rc = MPI_SUCCESS;
-    if (w->started && !w->direct)
+    if (w->local)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (w->started && !w->direct && !w->local)
         for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
             if (w->access[r])
                 rc = gflush((int)w->t[r].ghost);

@@ -17,11 +17,16 @@ import (
 // (rma.h). The user locks each ghost it targets on it (shared,
 // MPI_MODE_NOCHECK) at the first operation and until FinalizeMPI. With
 // defaultOff (CSP_ASYNC_CONFIG=off) a window starts on MPICH's path unless
-// its info says async_config=on.
-func StartRMA(gwin mpi.Win, verbose int, defaultOff bool) error {
+// its info says async_config=on. With local, windows whose members all
+// share this node are served in shared memory by the origins (rma.h:
+// node-local windows; CSP_RMA_LOCAL=0 turns it off).
+func StartRMA(gwin mpi.Win, verbose int, defaultOff, local bool) error {
 	C.csp_rma.verbose = C.int(verbose)
 	if defaultOff {
 		C.csp_rma.default_off = 1
+	}
+	if !local {
+		C.csp_rma.local_off = 1
 	}
 	if rc := C.csp_rma_start(C.MPI_Win(gwin.Raw())); rc != C.MPI_SUCCESS {
 		return fmt.Errorf("user: starting redirected RMA: %w", mpi.CodeError(int(rc), "MPI_Comm_size"))
@@ -81,10 +86,13 @@ type RMAStats struct {
 	// Rings: times this origin woke its own parked ghost, the target's
 	// ghost too, instead of waiting for its poll.
 	Rings uint64
+	// LocalOps: operations this origin applied itself, in shared memory,
+	// on node-local windows (no ghost).
+	LocalOps uint64
 }
 
 // CurrentRMAStats returns this process's redirection counters.
 func CurrentRMAStats() RMAStats {
 	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches),
-		LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Rings: uint64(C.csp_rma.n_rings)}
+		LocalOps: uint64(C.csp_rma.n_local_ops), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Rings: uint64(C.csp_rma.n_rings)}
 }

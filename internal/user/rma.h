@@ -64,14 +64,18 @@
 #define CSP_RMA_WRITER (-((int64_t)1 << 40))
 
 /* Each member's header: memory its ghost serves on gwin, zero at creation,
- * read and written only with atomics on gwin. An MPI_Win_allocate window
+ * read and written only with atomics on gwin (on a node-local window,
+ * only with the CPU's atomics, by the origins themselves: rmalocal.c). An MPI_Win_allocate window
  * keeps it in front of the member's memory, in the same heap block; the
  * parts of an MPI_Win_allocate_shared window are contiguous (MPICH's
  * layout, which loads and stores rely on), so there it is a heap block of
  * its own. Either way every member learns its ghost's address (glock). */
 struct csp_rma_hdr {
-    int64_t lock; /* the lock word */
-    char pad[CSP_RMA_HDR - sizeof(int64_t)];
+    int64_t lock;  /* the lock word */
+    int64_t mutex; /* node-local windows (rmalocal.c): 0, or the world rank
+                      + 1 of the origin applying an atomic operation to
+                      the member's memory (CPU atomics, never on gwin)  */
+    char pad[CSP_RMA_HDR - 2 * sizeof(int64_t)];
 };
 _Static_assert(sizeof(struct csp_rma_hdr) == CSP_RMA_HDR, "the header is CSP_RMA_HDR bytes");
 
@@ -82,6 +86,19 @@ struct csp_rma_target {
     int64_t size;      /* bytes of the member's window                    */
     int64_t disp_unit; /* the member's displacement unit                 */
     int64_t glock;     /* that ghost's address of the member's header     */
+};
+
+/* Where an origin of a node-local window reaches one member (rmalocal.c):
+ * the member's heap segment mapped here, and a dynamic window on
+ * MPI_COMM_SELF with it attached, through which MPICH applies the
+ * operations (every datatype and op as MPICH does them), completed
+ * before the call returns. */
+struct csp_rma_lseg;
+struct csp_rma_lmem {
+    MPI_Win win;              /* the self window over the mapped segment   */
+    MPI_Aint disp;            /* the member's memory there (an address)     */
+    struct csp_rma_hdr *hdr;  /* the member's header, mapped here          */
+    struct csp_rma_lseg *seg; /* the mapping (rmalocal.c)                  */
 };
 
 /* The async_config hint of a window's info (csp_rma_hints). */
@@ -144,6 +161,11 @@ struct csp_rma_win {
     int fence;         /* a fence opened an epoch                        */
     int started;       /* MPI_Win_start's epoch is open                  */
     int direct;        /* async_config=off now: every call goes to W as is */
+    int local;         /* node-local: every member shares this node, and the
+                          origins apply the operations and take the locks
+                          in shared memory themselves (rmalocal.c); set at
+                          creation by every member alike, never changed  */
+    struct csp_rma_lmem *lm; /* [size] where each member is, when local   */
     int released;      /* a lock word was given back without waiting: flush
                           gwin before the memory goes (rma.c: release)     */
     int watched;       /* the ghost watches the lock word (csp_rma_watch) */
@@ -176,7 +198,10 @@ struct csp_rma {
     MPI_Win gwin;      /* internal dynamic window over the real world     */
     int nwins;         /* redirected windows alive                        */
     struct csp_rma_win *tab[1u << CSP_RMA_TAB_BITS]; /* by csp_rma_bucket */
+    int local_off;     /* CSP_RMA_LOCAL=0: node-local windows go through
+                          the ghosts too                                  */
     uint64_t n_ops;    /* operations redirected (CSP_STATS rma_redirected) */
+    uint64_t n_local_ops; /* operations applied in shared memory (rma_local) */
     uint64_t n_wins;   /* windows redirected                             */
     uint64_t n_lock_retries;
     uint64_t n_switches; /* windows switched (MPI_Win_set_info, auto)     */
@@ -324,13 +349,71 @@ int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info);
 
 /* The target of an operation: checks the rank, the epoch and that
  * count elements of dt at disp fit in the target's window, then gives the
- * ghost's rank and displacement on gwin. Returns MPI_SUCCESS, 1 for
- * MPI_PROC_NULL (nothing to do), or an error already raised on W. */
+ * window the operation goes to (*gw), the target's rank there and the
+ * displacement: gwin, the ghost's rank and address; on a node-local
+ * window the member's self window, 0 and the address here.
+ * Returns MPI_SUCCESS, 1 for MPI_PROC_NULL (nothing to do), or an error
+ * already raised on W. */
 int csp_rma_target_of(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint disp,
-                      MPI_Count count, MPI_Datatype dt, int *ghost, MPI_Aint *gdisp);
+                      MPI_Count count, MPI_Datatype dt, int *ghost, MPI_Aint *gdisp, MPI_Win *gw);
+
+
 /* A second target datatype of the same operation (the result of a
  * get-accumulate is at the origin: none). Raise rc (from PMPI on gwin) on W. */
 int csp_rma_raise_rc(struct csp_rma_win *w, const char *fn, int rc);
+
+/* ---- node-local windows (rmalocal.c) ----
+ *
+ * A window whose members all share one node (they have the same node's
+ * ghosts: one host, or one virtual node) needs no ghost: every member's
+ * memory is in a heap segment the others can map (/proc/<pid>/fd, as the
+ * ghost maps it), so an origin applies its operations itself, at once,
+ * and a target that computes never delays it, as MPICH's shared-memory
+ * path does for loads and stores (but MPICH's locks and accumulates wait
+ * for the target's progress). Put and get through a window over the
+ * mapped segment on MPI_COMM_SELF; accumulates, get-accumulates,
+ * fetch-and-op and compare-and-swap the same way under the member's
+ * mutex (struct csp_rma_hdr), so they are atomic per element against
+ * every other origin; locks with the CPU's atomics on the member's lock
+ * word. Every operation is complete when its call returns, so flushes and
+ * fences have nothing of it to wait for. All members of a window take
+ * this path or none: an origin on another node could only reach the
+ * memory through a ghost, whose atomics MPICH applies with plain loads
+ * and stores. */
+
+/* At creation, after the members' Allgather (every member with the
+ * same votes): whether w may be node-local (all on this node, not
+ * disabled, not a shared window), then each member's segment mapped and
+ * the members agreed (one Allreduce over comm). seg[i*CSP_RMA_SEG_N...]
+ * holds member i's segment fields. */
+enum { CSP_RMA_SEG_PID, CSP_RMA_SEG_FD, CSP_RMA_SEG_IDX, CSP_RMA_SEG_GEN, CSP_RMA_SEG_SIZE, CSP_RMA_SEG_OFF,
+       CSP_RMA_SEG_N };
+/* This member's fields for a block of the heap (its header first). */
+int csp_rma_local_mine(const void *block, int64_t out[CSP_RMA_SEG_N]);
+int csp_rma_local_setup(struct csp_rma_win *w, MPI_Comm comm, const int64_t *seg, int stride);
+/* Drop w's references to the mappings (at free). */
+void csp_rma_local_free(struct csp_rma_win *w);
+/* Release every mapping and self window (MPI_Finalize). */
+void csp_rma_local_finish(void);
+
+/* Around an operation on a node-local window's self window gw: enter
+ * takes the target's mutex for an atomic one; leave completes the
+ * operation on gw (if rc is MPI_SUCCESS), gives the mutex back and
+ * raises an error on W. On gwin both are nothing. */
+void csp_rma_local_lock(struct csp_rma_win *w, int rank);
+int csp_rma_local_done(struct csp_rma_win *w, const char *fn, int rank, int atomic, int rc);
+static inline void csp_rma_local_enter(struct csp_rma_win *w, int rank, int atomic, MPI_Win gw)
+{
+    if (atomic && gw != csp_rma.gwin)
+        csp_rma_local_lock(w, rank);
+}
+static inline int csp_rma_local_leave(struct csp_rma_win *w, const char *fn, int rank, int atomic, MPI_Win gw,
+                                      int rc)
+{
+    if (gw == csp_rma.gwin)
+        return csp_rma_raise_rc(w, fn, rc);
+    return csp_rma_local_done(w, fn, rank, atomic, rc);
+}
 
 int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_);
 int csp_rma_unlock(struct csp_rma_win *w, int rank);

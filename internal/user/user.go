@@ -52,6 +52,9 @@ type Config struct {
 	World      mpi.Comm // COMM_USER_WORLD
 	WRank      int      // rank in the real MPI_COMM_WORLD
 	GhostWRank int
+	// NodeID: the world rank of the node's first process (a ghost), the
+	// same for every process of the node (node-local windows: rma.h).
+	NodeID     int
 	Multiple   bool           // MPI_THREAD_MULTIPLE
 	Tags       *tagenc.Layout // nil when no tag layout fits
 	ExposedUB  int            // the MPI_TAG_UB the application sees
@@ -112,6 +115,7 @@ func Start(cfg Config) error {
 	u.world = C.MPI_Comm(cfg.World.Raw())
 	u.wrank = C.int(cfg.WRank)
 	u.ghost_wrank = C.int(cfg.GhostWRank)
+	u.node_id = C.int(cfg.NodeID)
 	if cfg.Multiple {
 		u.multiple = 1
 	}

@@ -147,6 +147,8 @@ struct csp_user {
     MPI_Comm world;           /* COMM_USER_WORLD                            */
     int wrank;                /* rank in the real MPI_COMM_WORLD            */
     int ghost_wrank;
+    int node_id;              /* the world rank of this node's first process:
+                                 the same for every process of the node   */
     int errcode[CSP_E_MAX];   /* registered error codes                     */
 
     /* channel to the ghost */

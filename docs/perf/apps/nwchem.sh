@@ -14,7 +14,8 @@
 # leaves to MPICH) is what Debian's README.Debian asks for: with 1, the
 # default, plain MPICH 4.0.2 hangs on this input (nwchemgit/nwchem#633).
 # AWA=1 runs the library's modes with MPI_Win_allocate windows instead,
-# which it redirects to the ghost (plain MPICH is then skipped).
+# which it redirects (plain MPICH is then skipped); on one node the users
+# apply each other's operations in shared memory (rma_local; no ghost).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lib=$(realpath "${1:-$here/../../../lib/libcasperii.so}") || exit 1
@@ -43,7 +44,7 @@ run() { # mode
     printf "%-4s %6.2f s  nwchem %-5s E=%s  %s\n" "$m" "$(echo "$e - $s" | bc)" \
         "$(echo "$out" | awk '/Total times/ {print $NF}')" \
         "$(echo "$out" | awk '/Total SCF energy/ {print $NF}')" \
-        "$(echo "$out" | grep 'casperii-stats rank=0' | grep -oE '(sleeps|probes|probes_polled|lends|rma_redirected)=[0-9]+' | tr '\n' ' ')"
+        "$(echo "$out" | grep 'casperii-stats rank=0' | grep -oE '(sleeps|probes|probes_polled|lends|rma_redirected|rma_local)=[0-9]+' | tr '\n' ' ')"
 }
 echo "# nwchem.sh: lib $lib, ARMCI_USE_WIN_ALLOCATE=$awa, $(nproc) CPUs, $(date -u +%FT%TZ)"
 for r in $(seq "$rounds"); do

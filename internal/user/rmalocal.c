@@ -1,0 +1,234 @@
+/*
+ * rmalocal.c: node-local windows (rma.h states the design). Every origin
+ * maps each member's heap segment, as the member's ghost does, and keeps
+ * a window over the mapping on MPI_COMM_SELF, through which MPICH applies
+ * the operations with every datatype and op it knows; atomic operations
+ * hold the member's mutex, and locks are the member's lock word, both in
+ * the member's header and taken with the CPU's atomics.
+ *
+ * A mapping (struct csp_rma_lseg) is shared by the windows that use it
+ * and outlives them: making the self window costs about 0.1 ms, and
+ * programs that allocate and free windows in loops (coarray runtimes, one
+ * per allocation) reuse the segment. It is keyed by the member's process,
+ * segment index and the segment's generation (channel.h: struct
+ * csp_seg_entry): a segment the member removed and made again is mapped
+ * anew, and the unused mapping of the old one goes then, or at
+ * MPI_Finalize.
+ */
+#include "rma.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct csp_rma_lseg {
+    int64_t pid;               /* the member's process                      */
+    uint32_t idx, gen;         /* its segment index and generation          */
+    char *base;                /* the segment here                          */
+    uint64_t size;             /* its bytes                                 */
+    int mapped;                /* mmap'ed here (another process's segment)  */
+    MPI_Win win;               /* the self window over it                   */
+    int refs;                  /* windows using it                          */
+    struct csp_rma_lseg *next;
+};
+
+/* The mappings, under mu (windows of MPI_THREAD_MULTIPLE programs are
+ * made and freed on several threads). */
+static struct csp_rma_lseg *segs;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+int csp_rma_local_mine(const void *block, int64_t out[CSP_RMA_SEG_N])
+{
+    uint32_t seg;
+    uint64_t off;
+    memset(out, 0, sizeof(int64_t) * CSP_RMA_SEG_N);
+    CSP_LOCK();
+    int ok = block && csp_heap_find(csp_u.heap, block, CSP_RMA_HDR, &seg, &off);
+    if (ok) {
+        out[CSP_RMA_SEG_PID] = (int64_t)getpid();
+        out[CSP_RMA_SEG_FD] = csp_u.heap->seg[seg].fd;
+        out[CSP_RMA_SEG_IDX] = seg;
+        out[CSP_RMA_SEG_GEN] = csp_u.heap->table[seg].gen;
+        out[CSP_RMA_SEG_SIZE] = (int64_t)csp_u.heap->seg[seg].size;
+        out[CSP_RMA_SEG_OFF] = (int64_t)off;
+    }
+    CSP_UNLOCK();
+    return ok;
+}
+
+static void seg_release(struct csp_rma_lseg *s)
+{
+    PMPI_Win_unlock_all(s->win);
+    PMPI_Win_detach(s->win, s->base);
+    PMPI_Win_free(&s->win);
+    if (s->mapped)
+        munmap(s->base, s->size);
+    free(s);
+}
+
+/* seg_open maps the segment f names (a member's CSP_RMA_SEG_* fields),
+ * makes its self window and takes a reference; NULL if it cannot (the
+ * segment is gone, the descriptor names something else, /proc refuses).
+ * Called with mu held. */
+static struct csp_rma_lseg *seg_open(const int64_t *f)
+{
+    int64_t pid = f[CSP_RMA_SEG_PID], size = f[CSP_RMA_SEG_SIZE];
+    uint32_t idx = (uint32_t)f[CSP_RMA_SEG_IDX], gen = (uint32_t)f[CSP_RMA_SEG_GEN];
+    struct csp_rma_lseg **p = &segs;
+    while (*p) {
+        struct csp_rma_lseg *s = *p;
+        if (s->pid == pid && s->idx == idx) {
+            if (s->gen == gen) {
+                s->refs++;
+                return s;
+            }
+            if (s->refs == 0) { /* the member made this segment again */
+                *p = s->next;
+                seg_release(s);
+                continue;
+            }
+        }
+        p = &s->next;
+    }
+    if (pid <= 0 || size <= 0 || f[CSP_RMA_SEG_FD] < 0 || idx >= CSP_MAX_SEGS)
+        return NULL;
+    struct csp_rma_lseg *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    *s = (struct csp_rma_lseg){.pid = pid, .idx = idx, .gen = gen, .size = (uint64_t)size, .win = MPI_WIN_NULL};
+    if (pid == (int64_t)getpid()) {
+        CSP_LOCK();
+        const struct csp_heap_seg *h = &csp_u.heap->seg[idx];
+        if (h->fd == f[CSP_RMA_SEG_FD] && h->size == (uint64_t)size && csp_u.heap->table[idx].gen == gen)
+            s->base = h->base;
+        CSP_UNLOCK();
+    } else {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)pid, (long long)f[CSP_RMA_SEG_FD]);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= size) {
+            void *m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (m != MAP_FAILED) {
+                s->base = m;
+                s->mapped = 1;
+            }
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    if (!s->base) {
+        free(s);
+        return NULL;
+    }
+    /* A dynamic window with the segment attached, not MPI_Win_create over
+     * it: MPICH 4.0.2's ch4:ucx takes a window's base from UCX's
+     * registration of its memory, and UCX's registration cache answers a
+     * later MPI_Win_create inside the segment (the application's window
+     * over its block) with this one's, so that window's base, its
+     * MPI_WIN_BASE and every displacement on it would be the segment's.
+     * Attaching registers nothing. Displacements are addresses. */
+    if (PMPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_SELF, &s->win) != MPI_SUCCESS ||
+        PMPI_Win_attach(s->win, s->base, (MPI_Aint)size) != MPI_SUCCESS ||
+        PMPI_Win_set_errhandler(s->win, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        PMPI_Win_lock_all(MPI_MODE_NOCHECK, s->win) != MPI_SUCCESS) {
+        if (s->win != MPI_WIN_NULL)
+            PMPI_Win_free(&s->win);
+        if (s->mapped)
+            munmap(s->base, s->size);
+        free(s);
+        return NULL;
+    }
+    s->refs = 1;
+    s->next = segs;
+    segs = s;
+    return s;
+}
+
+void csp_rma_local_free(struct csp_rma_win *w)
+{
+    if (!w->lm)
+        return;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < w->size; i++)
+        if (w->lm[i].seg)
+            w->lm[i].seg->refs--;
+    pthread_mutex_unlock(&mu);
+    free(w->lm);
+    w->lm = NULL;
+    w->local = 0;
+}
+
+int csp_rma_local_setup(struct csp_rma_win *w, MPI_Comm comm, const int64_t *seg, int stride)
+{
+    int ok = (w->lm = calloc((size_t)w->size, sizeof *w->lm)) != NULL;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; ok && i < w->size; i++) {
+        const int64_t *f = seg + (size_t)stride * i;
+        /* The member's header and memory lie inside its segment. */
+        int64_t off = f[CSP_RMA_SEG_OFF], size = f[CSP_RMA_SEG_SIZE];
+        ok = off >= 0 && w->t[i].size >= 0 && off <= size - CSP_RMA_HDR &&
+             w->t[i].size <= size - CSP_RMA_HDR - off;
+        struct csp_rma_lseg *s = ok ? seg_open(f) : NULL;
+        if (!s) {
+            ok = 0;
+            break;
+        }
+        w->lm[i] = (struct csp_rma_lmem){.win = s->win, .disp = (MPI_Aint)(uintptr_t)(s->base + off + CSP_RMA_HDR),
+                                         .hdr = (struct csp_rma_hdr *)(s->base + off), .seg = s};
+    }
+    pthread_mutex_unlock(&mu);
+    int all = 0;
+    int rc = PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (rc != MPI_SUCCESS || !all) {
+        csp_rma_local_free(w);
+        if (rc == MPI_SUCCESS && csp_rma.verbose >= 1 && w->rank == 0)
+            fprintf(stderr, "casperii: a window's members share this node, but %s could not map every "
+                            "member's memory; the window goes through the ghosts\n",
+                    ok ? "another member" : "this one");
+        return rc;
+    }
+    w->local = 1;
+    return MPI_SUCCESS;
+}
+
+void csp_rma_local_finish(void)
+{
+    pthread_mutex_lock(&mu);
+    while (segs) {
+        struct csp_rma_lseg *s = segs;
+        segs = s->next;
+        seg_release(s);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+void csp_rma_local_lock(struct csp_rma_win *w, int rank)
+{
+    int64_t *m = &w->lm[rank].hdr->mutex, me = (int64_t)csp_u.wrank + 1;
+    for (int n = 0;; n++) {
+        int64_t zero = 0;
+        if (__atomic_load_n(m, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(m, &zero, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        /* Held for one MPICH call on memory: spin a little, then give the
+         * core to the holder (it may share ours). */
+        if (n >= 32)
+            sched_yield();
+    }
+}
+
+int csp_rma_local_done(struct csp_rma_win *w, const char *fn, int rank, int atomic, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Win_flush(0, w->lm[rank].win);
+    if (atomic)
+        __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+    return csp_rma_raise_rc(w, fn, rc);
+}
