@@ -207,6 +207,9 @@ func TestRMACheck(t *testing.T) {
 	assert.Equal(t, "", rmaCheck(mode("cspii-tag"), red), "the library's default mode redirects")
 	assert.Equal(t, "  (windows MPICH's, as the mode asks)", rmaCheck(mode("cspii-pt2pt"), none))
 	assert.Equal(t, "  <- REDIRECTED although CSP_ASYNC_MODE=pt2pt", rmaCheck(mode("cspii-pt2pt"), red))
+	local := CSPStats{"rma_windows": 2, "rma_local": 40}
+	assert.Equal(t, "", rmaCheck(mode("cspii"), local), "windows within one node: the origins applied them")
+	assert.Equal(t, "  <- REDIRECTED although CSP_ASYNC_MODE=pt2pt", rmaCheck(mode("cspii-pt2pt"), local))
 
 	s := Series{Transport: SHM, Compute: Busy, Touch: true}
 	br := fakeBench(RMA, s, DefaultLayout, []int64{8, 8192}, func(mode string, _ int64) map[string]float64 {
@@ -224,8 +227,8 @@ func TestRMACheck(t *testing.T) {
 	WriteBench(&out, br)
 	o := out.String()
 	assert.Contains(t, o, "## rma [busy compute, touched, shm]  (layout nodes=2,users=1,ghosts=1; sizes 8,8K)")
-	assert.Contains(t, o, "CSP_STATS rep 1, all users: rma_windows=2 rma_redirected=30 rma_lock_retries=0 isend_offloaded=0\n")
-	assert.Contains(t, o, "rma_redirected=30 rma_lock_retries=0 isend_offloaded=0  <- REDIRECTED although CSP_ASYNC_MODE=pt2pt")
+	assert.Contains(t, o, "CSP_STATS rep 1, all users: rma_windows=2 rma_redirected=30 rma_local=0 rma_lock_retries=0 isend_offloaded=0\n")
+	assert.Contains(t, o, "rma_redirected=30 rma_local=0 rma_lock_retries=0 isend_offloaded=0  <- REDIRECTED although CSP_ASYNC_MODE=pt2pt")
 	assert.Contains(t, o, "# rma [busy compute, touched, shm]: epoch: MPI_Win_lock(SHARED) + MPI_Accumulate(SUM, doubles), contiguous target type + MPI_Win_flush + MPI_Win_unlock, mean [us]")
 	assert.Regexp(t, `\n  8K +20000\.0 +600\.0 +20100\.0 +0\.03x +1\.00x\n`, o)
 	assert.Contains(t, o, "lock / accumulate / flush / unlock per contiguous accumulate epoch [us] (medians)")
