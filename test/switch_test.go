@@ -139,8 +139,10 @@ func TestSwitchRoute(t *testing.T) {
 // and switch it off. Either way the loss found takes it back, but not
 // always before the phase ends: on 2026-11-26, 3 of 20 runs of stop 31's
 // code (fb5106c) and 1 of 20 of stop 32's ended a phase on the other
-// route. A run whose messages all arrived but whose route was wrong after
-// some phase is run once more, and logged; two in a row fail.
+// route, and the fresh-clone CI at 032385d (stop 39) had two such runs in
+// a row. A run whose messages all arrived but whose route was wrong after
+// some phase is run again, and logged, at most twice; three in a row
+// fail (a choice that is wrong, not unlucky, fails every run).
 func TestAutoRoute(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	prog := CProg(t, "ip_auto")
@@ -172,8 +174,8 @@ func TestAutoRoute(t *testing.T) {
 				}
 				return wrong
 			}
-			if wrongRoute(res) {
-				t.Logf("a phase ended on the other route (its estimates, on this host's speed then); running the job once more:\n%s\n%s", res.Stdout, res.Stderr)
+			for again := 0; again < 2 && wrongRoute(res); again++ {
+				t.Logf("a phase ended on the other route (its estimates, on this host's speed then); running the job again:\n%s\n%s", res.Stdout, res.Stderr)
 				res = Run(t, job)
 			}
 			require.Equal(t, 0, res.ExitCode, res.Output())
