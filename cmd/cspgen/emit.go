@@ -242,9 +242,26 @@ func emitRMA(b *bytes.Buffer, p *Proto, op rmaOp) {
 	fmt.Fprintf(b, "    int rc_ = csp_rma_target_of(w_, \"%s\", target_rank, target_disp, %s, %s, &g_, &gd_, &gw_);\n", p.Name, op.count, op.dtype)
 	fmt.Fprintf(b, "    if (rc_ == 1)\n        return csp_ip_rma_null_target(%s);\n", op.request)
 	fmt.Fprintf(b, "    if (rc_ != MPI_SUCCESS)\n        return rc_;\n")
+	if fast, ok := rmaLocalFast[p.Name]; ok {
+		fmt.Fprintf(b, "    if (gw_ != csp_rma.gwin) {\n        int d_;\n        rc_ = %s;\n        if (d_)\n            return rc_;\n    }\n", fast)
+	}
 	fmt.Fprintf(b, "    csp_rma_local_enter(w_, target_rank, %d, gw_);\n", atomic)
 	fmt.Fprintf(b, "    rc_ = P%s(%s);\n", p.Name, strings.Join(as, ", "))
 	fmt.Fprintf(b, "    return csp_rma_local_leave(w_, \"%s\", target_rank, %d, gw_, rc_);\n}\n", p.Name, atomic)
+}
+
+// rmaLocalFast: the calls that apply an atomic operation on a node-local
+// window without MPICH where its types allow (internal/user/rmalocal.c),
+// by the operation's name.
+var rmaLocalFast = map[string]string{
+	"MPI_Accumulate": `csp_rma_local_acc(w_, "MPI_Accumulate", target_rank, gd_, origin_addr, origin_count, origin_datatype, ` +
+		`NULL, 0, MPI_DATATYPE_NULL, target_count, target_datatype, op, &d_)`,
+	"MPI_Get_accumulate": `csp_rma_local_acc(w_, "MPI_Get_accumulate", target_rank, gd_, origin_addr, origin_count, ` +
+		`origin_datatype, result_addr, result_count, result_datatype, target_count, target_datatype, op, &d_)`,
+	"MPI_Fetch_and_op": `csp_rma_local_acc(w_, "MPI_Fetch_and_op", target_rank, gd_, origin_addr, 1, datatype, ` +
+		`result_addr, 1, datatype, 1, datatype, op, &d_)`,
+	"MPI_Compare_and_swap": `csp_rma_local_cas(w_, "MPI_Compare_and_swap", target_rank, gd_, origin_addr, compare_addr, ` +
+		`result_addr, datatype, &d_)`,
 }
 
 // rmaAtomic: the operation reads and writes target memory as one (the

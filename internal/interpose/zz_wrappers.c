@@ -794,6 +794,12 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
+    if (gw_ != csp_rma.gwin) {
+        int d_;
+        rc_ = csp_rma_local_acc(w_, "MPI_Accumulate", target_rank, gd_, origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_count, target_datatype, op, &d_);
+        if (d_)
+            return rc_;
+    }
     csp_rma_local_enter(w_, target_rank, 1, gw_);
     rc_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, g_, gd_, target_count, target_datatype, op, gw_);
     return csp_rma_local_leave(w_, "MPI_Accumulate", target_rank, 1, gw_, rc_);
@@ -812,6 +818,12 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
+    if (gw_ != csp_rma.gwin) {
+        int d_;
+        rc_ = csp_rma_local_cas(w_, "MPI_Compare_and_swap", target_rank, gd_, origin_addr, compare_addr, result_addr, datatype, &d_);
+        if (d_)
+            return rc_;
+    }
     csp_rma_local_enter(w_, target_rank, 1, gw_);
     rc_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, g_, gd_, gw_);
     return csp_rma_local_leave(w_, "MPI_Compare_and_swap", target_rank, 1, gw_, rc_);
@@ -830,6 +842,12 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
+    if (gw_ != csp_rma.gwin) {
+        int d_;
+        rc_ = csp_rma_local_acc(w_, "MPI_Fetch_and_op", target_rank, gd_, origin_addr, 1, datatype, result_addr, 1, datatype, 1, datatype, op, &d_);
+        if (d_)
+            return rc_;
+    }
     csp_rma_local_enter(w_, target_rank, 1, gw_);
     rc_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, g_, gd_, op, gw_);
     return csp_rma_local_leave(w_, "MPI_Fetch_and_op", target_rank, 1, gw_, rc_);
@@ -866,6 +884,12 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
         return csp_ip_rma_null_target(NULL);
     if (rc_ != MPI_SUCCESS)
         return rc_;
+    if (gw_ != csp_rma.gwin) {
+        int d_;
+        rc_ = csp_rma_local_acc(w_, "MPI_Get_accumulate", target_rank, gd_, origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_count, target_datatype, op, &d_);
+        if (d_)
+            return rc_;
+    }
     csp_rma_local_enter(w_, target_rank, 1, gw_);
     rc_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, g_, gd_, target_count, target_datatype, op, gw_);
     return csp_rma_local_leave(w_, "MPI_Get_accumulate", target_rank, 1, gw_, rc_);

@@ -16,6 +16,7 @@
  * MPI_Finalize.
  */
 #include "rma.h"
+#include "dtype.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -231,4 +232,64 @@ int csp_rma_local_done(struct csp_rma_win *w, const char *fn, int rank, int atom
     if (atomic)
         __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
     return csp_rma_raise_rc(w, fn, rc);
+}
+
+/* The predefined operations MPI_Reduce_local applies as an accumulate
+ * would: all commutative, so origin op target is target op origin. */
+static int reduce_op(MPI_Op op)
+{
+    return op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN || op == MPI_LAND || op == MPI_LOR ||
+           op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+}
+
+int csp_rma_local_acc(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint addr, const void *origin,
+                      int ocount, MPI_Datatype otype, void *result, int rcount, MPI_Datatype rtype, int tcount,
+                      MPI_Datatype ttype, MPI_Op op, int *done)
+{
+    int size = csp_builtin_size(ttype);
+    /* With MPI_NO_OP (get-accumulate) the origin's arguments are ignored. */
+    int origin_ok = (result && op == MPI_NO_OP) || (otype == ttype && ocount == tcount);
+    *done = size > 0 && origin_ok && tcount >= 0 &&
+            (result ? rtype == ttype && rcount == tcount && (op == MPI_NO_OP || op == MPI_REPLACE || reduce_op(op))
+                    : op == MPI_REPLACE || reduce_op(op));
+    if (!*done)
+        return MPI_SUCCESS;
+    char *t = (char *)(uintptr_t)addr;
+    size_t n = (size_t)tcount * (size_t)size;
+    int rc = MPI_SUCCESS;
+    csp_rma_local_lock(w, rank);
+    if (result)
+        memcpy(result, t, n);
+    if (op == MPI_REPLACE)
+        memmove(t, origin, n);
+    else if (op != MPI_NO_OP && tcount > 0)
+        rc = PMPI_Reduce_local(origin, t, tcount, ttype, op);
+    __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+    return csp_rma_raise_rc(w, fn, rc);
+}
+
+/* The types MPI allows in MPI_Compare_and_swap that the fast path takes
+ * (integers and bytes; MPICH answers the others, errors included). */
+static int cas_type(MPI_Datatype dt)
+{
+    return dt == MPI_INT || dt == MPI_UNSIGNED || dt == MPI_LONG || dt == MPI_UNSIGNED_LONG || dt == MPI_LONG_LONG ||
+           dt == MPI_UNSIGNED_LONG_LONG || dt == MPI_INT32_T || dt == MPI_INT64_T || dt == MPI_UINT32_T ||
+           dt == MPI_UINT64_T || dt == MPI_BYTE || dt == MPI_AINT;
+}
+
+int csp_rma_local_cas(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint addr, const void *origin,
+                      const void *compare, void *result, MPI_Datatype dt, int *done)
+{
+    (void)fn;
+    int size = csp_builtin_size(dt);
+    *done = size > 0 && cas_type(dt);
+    if (!*done)
+        return MPI_SUCCESS;
+    char *t = (char *)(uintptr_t)addr;
+    csp_rma_local_lock(w, rank);
+    memcpy(result, t, (size_t)size);
+    if (memcmp(result, compare, (size_t)size) == 0)
+        memcpy(t, origin, (size_t)size);
+    __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+    return MPI_SUCCESS;
 }
