@@ -260,8 +260,7 @@ var rmaLocalFast = map[string]string{
 		`origin_datatype, result_addr, result_count, result_datatype, target_count, target_datatype, op, &d_)`,
 	"MPI_Fetch_and_op": `csp_rma_local_acc(w_, "MPI_Fetch_and_op", target_rank, gd_, origin_addr, 1, datatype, ` +
 		`result_addr, 1, datatype, 1, datatype, op, &d_)`,
-	"MPI_Compare_and_swap": `csp_rma_local_cas(w_, "MPI_Compare_and_swap", target_rank, gd_, origin_addr, compare_addr, ` +
-		`result_addr, datatype, &d_)`,
+	"MPI_Compare_and_swap": `csp_rma_local_cas(w_, target_rank, gd_, origin_addr, compare_addr, result_addr, datatype, &d_)`,
 }
 
 // rmaAtomic: the operation reads and writes target memory as one (the

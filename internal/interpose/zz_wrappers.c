@@ -820,7 +820,7 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
         return rc_;
     if (gw_ != csp_rma.gwin) {
         int d_;
-        rc_ = csp_rma_local_cas(w_, "MPI_Compare_and_swap", target_rank, gd_, origin_addr, compare_addr, result_addr, datatype, &d_);
+        rc_ = csp_rma_local_cas(w_, target_rank, gd_, origin_addr, compare_addr, result_addr, datatype, &d_);
         if (d_)
             return rc_;
     }

@@ -414,8 +414,8 @@ int csp_rma_local_acc(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
                       int ocount, MPI_Datatype otype, void *result, int rcount, MPI_Datatype rtype, int tcount,
                       MPI_Datatype ttype, MPI_Op op, int *done);
 /* MPI_Compare_and_swap of an integer or byte type, the same way. */
-int csp_rma_local_cas(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint addr, const void *origin,
-                      const void *compare, void *result, MPI_Datatype dt, int *done);
+int csp_rma_local_cas(struct csp_rma_win *w, int rank, MPI_Aint addr, const void *origin, const void *compare,
+                      void *result, MPI_Datatype dt, int *done);
 static inline void csp_rma_local_enter(struct csp_rma_win *w, int rank, int atomic, MPI_Win gw)
 {
     if (atomic && gw != csp_rma.gwin)

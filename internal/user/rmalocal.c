@@ -225,12 +225,19 @@ void csp_rma_local_lock(struct csp_rma_win *w, int rank)
     }
 }
 
+/* local_unlock gives rank's mutex back (csp_rma_local_lock took it): the
+ * operation's stores before it. */
+static void local_unlock(struct csp_rma_win *w, int rank)
+{
+    __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+}
+
 int csp_rma_local_done(struct csp_rma_win *w, const char *fn, int rank, int atomic, int rc)
 {
     if (rc == MPI_SUCCESS)
         rc = PMPI_Win_flush(0, w->lm[rank].win);
     if (atomic)
-        __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+        local_unlock(w, rank);
     return csp_rma_raise_rc(w, fn, rc);
 }
 
@@ -264,7 +271,7 @@ int csp_rma_local_acc(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
         memmove(t, origin, n);
     else if (op != MPI_NO_OP && tcount > 0)
         rc = PMPI_Reduce_local(origin, t, tcount, ttype, op);
-    __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+    local_unlock(w, rank);
     return csp_rma_raise_rc(w, fn, rc);
 }
 
@@ -277,10 +284,9 @@ static int cas_type(MPI_Datatype dt)
            dt == MPI_UINT64_T || dt == MPI_BYTE || dt == MPI_AINT;
 }
 
-int csp_rma_local_cas(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint addr, const void *origin,
-                      const void *compare, void *result, MPI_Datatype dt, int *done)
+int csp_rma_local_cas(struct csp_rma_win *w, int rank, MPI_Aint addr, const void *origin, const void *compare,
+                      void *result, MPI_Datatype dt, int *done)
 {
-    (void)fn;
     int size = csp_builtin_size(dt);
     *done = size > 0 && cas_type(dt);
     if (!*done)
@@ -290,6 +296,6 @@ int csp_rma_local_cas(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint 
     memcpy(result, t, (size_t)size);
     if (memcmp(result, compare, (size_t)size) == 0)
         memcpy(t, origin, (size_t)size);
-    __atomic_store_n(&w->lm[rank].hdr->mutex, 0, __ATOMIC_RELEASE);
+    local_unlock(w, rank);
     return MPI_SUCCESS;
 }
