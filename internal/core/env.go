@@ -87,6 +87,17 @@ func readConfig(getenv func(string) string) (Config, error) {
 		*dst = n
 		return nil
 	}
+	// offVar reads a switch that is on unless the variable says 0 or off.
+	offVar := func(name string, off *bool) error {
+		switch v := strings.TrimSpace(getenv(name)); v {
+		case "", "1", "on":
+		case "0", "off":
+			*off = true
+		default:
+			return &ConfigError{Var: name, Value: v, Want: "use 1 or 0"}
+		}
+		return nil
+	}
 	for _, f := range []func() error{
 		func() error {
 			return intVar("CSP_NG", &c.NG, 0, 1<<20, "use a number of ghosts per node >= 0 (0 turns offload off)")
@@ -186,19 +197,11 @@ func readConfig(getenv func(string) string) (Config, error) {
 		}
 		c.MinMsgsz, c.MinMsgsSet = n, true
 	}
-	switch v := strings.TrimSpace(getenv("CSP_ANYSRC_OFFLOAD")); v {
-	case "", "1", "on":
-	case "0", "off":
-		c.AnySrcOff = true
-	default:
-		return c, &ConfigError{Var: "CSP_ANYSRC_OFFLOAD", Value: v, Want: "use 1 or 0"}
+	if err := offVar("CSP_ANYSRC_OFFLOAD", &c.AnySrcOff); err != nil {
+		return c, err
 	}
-	switch v := strings.TrimSpace(getenv("CSP_RMA_LOCAL")); v {
-	case "", "1", "on":
-	case "0", "off":
-		c.RMALocalOff = true
-	default:
-		return c, &ConfigError{Var: "CSP_RMA_LOCAL", Value: v, Want: "use 1 or 0"}
+	if err := offVar("CSP_RMA_LOCAL", &c.RMALocalOff); err != nil {
+		return c, err
 	}
 	switch v := strings.TrimSpace(getenv("CSP_BIND")); v {
 	case "", "auto":

@@ -72,6 +72,16 @@ func TestWorldHintsChecked(t *testing.T) {
 	// Other variables keep the generic form.
 	_, err = ReadConfigFrom(map[string]string{"CSP_STATS": "maybe"})
 	require.EqualError(t, err, `CasperII: CSP_STATS="maybe" is not valid; use 1 or 0`)
+
+	// The switches that are on unless set to 0 or off.
+	for _, name := range []string{"CSP_ANYSRC_OFFLOAD", "CSP_RMA_LOCAL"} {
+		_, err = ReadConfigFrom(map[string]string{name: "maybe"})
+		require.EqualError(t, err, `CasperII: `+name+`="maybe" is not valid; use 1 or 0`)
+	}
+	c, err = ReadConfigFrom(map[string]string{"CSP_RMA_LOCAL": "off", "CSP_ANYSRC_OFFLOAD": "1"})
+	require.NoError(t, err)
+	require.True(t, c.RMALocalOff)
+	require.False(t, c.AnySrcOff)
 }
 
 // Config.Algorithm: CSP_ASYNC_CONFIG and CSP_ANYSRC_OFFLOAD applied to
