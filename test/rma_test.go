@@ -93,35 +93,56 @@ func TestRMARedirected(t *testing.T) {
 // registered without being asked (a memfd under MPICH's segment) and
 // redirected: besides every operation and epoch, loads and stores across
 // the node after MPI_Win_sync and a barrier see each other and what the
-// ghosts put, MPI_Get through a ghost sees a peer's store, and
-// MPI_Win_shared_query of every rank and the flavor are MPICH's, also with
-// alloc_shared_noncontig=true (each part on pages of its own). Windows
-// over MPI_COMM_SELF (stand-ins over heap memory) carry exactly their 10
-// operations through the ghost. A window left MPICH's (not redirected)
-// fails the rma_windows count.
+// ghosts (or, on one node, the origins) put, MPI_Get sees a peer's store,
+// and MPI_Win_shared_query of every rank and the flavor are MPICH's, also
+// with alloc_shared_noncontig=true (each part on pages of its own).
+// Windows over MPI_COMM_SELF (stand-ins over heap memory) carry exactly
+// their 10 operations, always node-local but with CSP_RMA_LOCAL=0. As for
+// MPI_Win_allocate, windows whose members share a node are served by the
+// origins (rma_local) and the others through the ghosts (rma_redirected),
+// never both. A window left MPICH's (not redirected) fails the rma_windows
+// count.
 func TestRMASharedRedirected(t *testing.T) {
 	prog := CProg(t, "ip_rma")
-	for _, l := range []Layout{{N: 6, NodeSize: 2}, {N: 5}, {N: 6, NG: 2}} {
-		t.Run(l.String(), func(t *testing.T) {
-			for _, c := range []struct {
+	for _, c := range []struct {
+		l        Layout
+		local    bool // the world's windows are node-local
+		localOff bool // CSP_RMA_LOCAL=0
+	}{
+		{Layout{N: 6, NodeSize: 2}, false, false},
+		{Layout{N: 5}, true, false},
+		{Layout{N: 5}, false, true},
+		{Layout{N: 6, NG: 2}, true, false},
+	} {
+		l, env, name := c.l, []string{"CSP_STATS=1"}, c.l.String()
+		if c.localOff {
+			env, name = append(env, "CSP_RMA_LOCAL=0"), name+"-ghosts"
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, k := range []struct {
 				mode, flavor string
 				results      int
-				ops          int64 // rma_redirected per rank: at least (ops), exactly (self)
+				ops          int64 // per rank: at least (ops), exactly (self)
 			}{{"ops", "shared", 16, 250}, {"ops", "noncontig", 16, 250}, {"self", "shared", 1, 10}} {
-				args := []string{c.mode, c.flavor}
+				args := []string{k.mode, k.flavor}
 				plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: args})
-				want := ipRequireResults(t, plain, c.results)
+				want := ipRequireResults(t, plain, k.results)
 				require.NotEmpty(t, rmaValues(plain.Stdout))
-				res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: []string{"CSP_STATS=1"}})
+				res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: env})
 				ipRequireResults(t, res, len(want))
 				require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "%v: the same values as plain MPICH", args)
+				path, other := "rma_redirected", "rma_local"
+				if c.local || (k.mode == "self" && !c.localOff) {
+					path, other = other, path
+				}
 				for _, s := range ipRequireStats(t, res, l.Users()) {
 					require.Equal(t, int64(1), rmaStat(t, s, "rma_windows"), "%v: the window is redirected: %s", args, s.Fields.Line())
-					if c.mode == "self" {
-						require.Equal(t, c.ops, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+					if k.mode == "self" {
+						require.Equal(t, k.ops, rmaStat(t, s, path), s.Fields.Line())
 					} else {
-						require.GreaterOrEqual(t, rmaStat(t, s, "rma_redirected"), c.ops, s.Fields.Line())
+						require.GreaterOrEqual(t, rmaStat(t, s, path), k.ops, s.Fields.Line())
 					}
+					require.Zero(t, rmaStat(t, s, other), s.Fields.Line())
 					require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
 				}
 			}
@@ -301,9 +322,16 @@ func TestRMAWindows(t *testing.T) {
 			}
 			res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("churn", flavor), Preload: true, Env: []string{"CSP_STATS=1"}})
 			ipRequireResults(t, res, 1)
+			// Every other shared window is over MPI_COMM_SELF, whose one
+			// member is on its node: node-local.
+			self := int64(0)
+			if flavor == "shared" {
+				self = n / 2
+			}
 			for _, s := range ipRequireStats(t, res, l.Users()) {
 				require.Equal(t, n, rmaStat(t, s, "rma_windows"), s.Fields.Line())
-				require.Equal(t, n, rmaStat(t, s, "rma_redirected"), "one get per window: %s", s.Fields.Line())
+				require.Equal(t, n-self, rmaStat(t, s, "rma_redirected"), "one get per window: %s", s.Fields.Line())
+				require.Equal(t, self, rmaStat(t, s, "rma_local"), "one get per window: %s", s.Fields.Line())
 				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
 			}
 			res = Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("hintoff", flavor), Preload: true, Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
@@ -315,17 +343,25 @@ func TestRMAWindows(t *testing.T) {
 			require.Contains(t, res.Stderr, "windows of MPI_Win_create are not redirected", res.Output())
 		})
 	}
-	t.Run("allocate-node-local", func(t *testing.T) {
-		l := Layout{N: 3}
-		res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("churn", "allocate"), Preload: true, Env: []string{"CSP_STATS=1"}})
-		ipRequireResults(t, res, 1)
-		for _, s := range ipRequireStats(t, res, l.Users()) {
-			require.Equal(t, int64(1000), rmaStat(t, s, "rma_windows"), s.Fields.Line())
-			require.Equal(t, int64(1000), rmaStat(t, s, "rma_local"), "one get per window: %s", s.Fields.Line())
-			require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
-			require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
-		}
-	})
+	// Windows whose members share a node, made and freed 1000 times
+	// (shared: 300, half of them over the world): each used by the
+	// origins alone, every heap block back.
+	for _, flavor := range []string{"allocate", "shared"} {
+		t.Run(flavor+"-node-local", func(t *testing.T) {
+			l, n := Layout{N: 3}, int64(1000)
+			if flavor == "shared" {
+				n = 300
+			}
+			res := Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("churn", flavor), Preload: true, Env: []string{"CSP_STATS=1"}})
+			ipRequireResults(t, res, 1)
+			for _, s := range ipRequireStats(t, res, l.Users()) {
+				require.Equal(t, n, rmaStat(t, s, "rma_windows"), s.Fields.Line())
+				require.Equal(t, n, rmaStat(t, s, "rma_local"), "one get per window: %s", s.Fields.Line())
+				require.Zero(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
+			}
+		})
+	}
 }
 
 // async_config on a window (MPI_Win_allocate or MPI_Win_allocate_shared):

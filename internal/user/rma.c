@@ -347,9 +347,11 @@ static int redirectable(MPI_Comm comm, int *n, int *me)
  * and, for auto, its profile (csp_rma_alloc_profile). */
 enum {
     E_OK, E_CONFIG, E_GHOST, E_GBASE, E_SIZE, E_UNIT, E_GLOCK, E_EPOCHS,
-    E_NODE, /* csp_u.node_id, or -1 where CSP_RMA_LOCAL=0 or no block      */
-    E_SEG,  /* CSP_RMA_SEG_N fields: the heap segment of the block (rma.h) */
-    E_PROF = E_SEG + CSP_RMA_SEG_N,
+    E_NODE, /* csp_u.node_id, or -1 where CSP_RMA_LOCAL=0 or the header or
+               memory is not in this member's heap                          */
+    E_SEG,  /* CSP_RMA_SEG_N fields: the heap segment of the header (rma.h) */
+    E_MSEG = E_SEG + CSP_RMA_SEG_N, /* and of the memory                    */
+    E_PROF = E_MSEG + CSP_RMA_SEG_N,
     E_N = E_PROF + CSP_RMA_PROF_N
 };
 
@@ -372,8 +374,8 @@ struct enrolled {
  * after the members agreed (every member sees the same votes; only that
  * could split them, and it ends the job as MPICH would). */
 static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hints *h,
-                  const struct csp_rma_target *mine, const void *block, struct csp_rma_win **out,
-                  struct enrolled *e)
+                  const struct csp_rma_target *mine, const void *hdr, const void *mem, int shared,
+                  struct csp_rma_win **out, struct enrolled *e)
 {
     *out = NULL;
     e->votes = NULL;
@@ -382,7 +384,10 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
         config = csp_rma.default_off ? CSP_RMA_HINT_OFF : csp_rma.default_auto ? CSP_RMA_HINT_AUTO : CSP_RMA_HINT_ON;
     int64_t v[E_N] = {ok, config, mine->ghost, mine->gbase, mine->size, mine->disp_unit, mine->glock,
                       h->epochs ? h->epochs : CSP_RMA_EP_ALL};
-    v[E_NODE] = !csp_rma.local_off && csp_rma_local_mine(block, v + E_SEG) ? csp_u.node_id : -1;
+    v[E_NODE] = !csp_rma.local_off && ok && csp_rma_local_mine(hdr, CSP_RMA_HDR, v + E_SEG) &&
+                        csp_rma_local_mine(mem, (size_t)mine->size, v + E_MSEG)
+                    ? csp_u.node_id
+                    : -1;
     if (config == CSP_RMA_HINT_AUTO)
         csp_rma_alloc_profile(v + E_PROF, &e->now);
     int64_t *all = malloc(sizeof(int64_t) * E_N * (size_t)n);
@@ -420,9 +425,10 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
     w->epochs = epochs;
     w->size = n;
     w->rank = me;
+    w->shared = shared;
     /* Every member on this node: the origins serve the window themselves
      * (rmalocal.c; one Allreduce, which every member makes alike). */
-    if (local && (rc = csp_rma_local_setup(w, comm, all + E_SEG, E_N)) != MPI_SUCCESS) {
+    if (local && (rc = csp_rma_local_setup(w, comm, all + E_SEG, all + E_MSEG, E_N)) != MPI_SUCCESS) {
         free_record(w);
         free(all);
         return rc;
@@ -514,7 +520,7 @@ int csp_rma_allocate(MPI_Aint size, MPI_Aint disp_unit, int large, MPI_Info info
     }
     struct csp_rma_win *w;
     struct enrolled e;
-    int rc = enroll(comm, n, me, ok, &h, &mine, block, &w, &e);
+    int rc = enroll(comm, n, me, ok, &h, &mine, block, block ? (char *)block + CSP_RMA_HDR : NULL, 0, &w, &e);
     if (!w) {
         heap_free_locked(block);
         return herr != MPI_SUCCESS ? hint_error(herr, "MPI_Win_allocate", why) : rc;
@@ -564,7 +570,7 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     }
     struct csp_rma_win *w;
     struct enrolled e;
-    int rc = enroll(comm, n, me, ok, &h, &mine, NULL, &w, &e);
+    int rc = enroll(comm, n, me, ok, &h, &mine, block, base, 1, &w, &e);
     if (!w) {
         heap_free_locked(block);
         if (herr != MPI_SUCCESS)

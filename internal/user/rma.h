@@ -98,7 +98,9 @@ struct csp_rma_lmem {
     MPI_Win win;              /* the self window over the mapped segment   */
     MPI_Aint disp;            /* the member's memory there (an address)     */
     struct csp_rma_hdr *hdr;  /* the member's header, mapped here          */
-    struct csp_rma_lseg *seg; /* the mapping (rmalocal.c)                  */
+    struct csp_rma_lseg *seg; /* the header's mapping (rmalocal.c)         */
+    struct csp_rma_lseg *mseg;/* the memory's (the same for MPI_Win_allocate;
+                                 NULL for a member of no bytes)            */
 };
 
 /* The async_config hint of a window's info (csp_rma_hints). */
@@ -379,18 +381,24 @@ int csp_rma_raise_rc(struct csp_rma_win *w, const char *fn, int rc);
  * fences have nothing of it to wait for. All members of a window take
  * this path or none: an origin on another node could only reach the
  * memory through a ghost, whose atomics MPICH applies with plain loads
- * and stores. */
-
-/* At creation, after the members' Allgather (every member with the
+ * and stores. The same holds for a shared window (MPI_Win_allocate_shared):
+ * its header is a heap block, its memory the registered memory (a memfd
+ * under MPICH's segment, or a stand-in's heap block), each a heap segment
+ * of the member that the others map; a member of no bytes has nothing to
+ * map. A shared window's memory mappings go when the window does.
+ *
+ * At creation, after the members' Allgather (every member with the
  * same votes): whether w may be node-local (all on this node, not
- * disabled, not a shared window), then each member's segment mapped and
- * the members agreed (one Allreduce over comm). seg[i*CSP_RMA_SEG_N...]
- * holds member i's segment fields. */
+ * disabled), then each member's segments mapped and the members agreed
+ * (one Allreduce over comm). */
 enum { CSP_RMA_SEG_PID, CSP_RMA_SEG_FD, CSP_RMA_SEG_IDX, CSP_RMA_SEG_GEN, CSP_RMA_SEG_SIZE, CSP_RMA_SEG_OFF,
        CSP_RMA_SEG_N };
-/* This member's fields for a block of the heap (its header first). */
-int csp_rma_local_mine(const void *block, int64_t out[CSP_RMA_SEG_N]);
-int csp_rma_local_setup(struct csp_rma_win *w, MPI_Comm comm, const int64_t *seg, int stride);
+/* This member's fields for n bytes at p in its heap (n 0: all zero, pid
+ * 0, nothing to map); 0 if they are not in its heap. */
+int csp_rma_local_mine(const void *p, size_t n, int64_t out[CSP_RMA_SEG_N]);
+/* hdr[i*stride...] and mem[i*stride...]: member i's header and memory. */
+int csp_rma_local_setup(struct csp_rma_win *w, MPI_Comm comm, const int64_t *hdr, const int64_t *mem,
+                        int stride);
 /* Drop w's references to the mappings (at free). */
 void csp_rma_local_free(struct csp_rma_win *w);
 /* Release every mapping and self window (MPI_Finalize). */

@@ -34,6 +34,10 @@ struct csp_rma_lseg {
     char *base;                /* the segment here                          */
     uint64_t size;             /* its bytes                                 */
     int mapped;                /* mmap'ed here (another process's segment)  */
+    int transient;             /* held a shared window's memory: released as
+                                  soon as no window uses it (each shared
+                                  window's memory is a memfd of its own,
+                                  whose pages a kept mapping would hold)    */
     MPI_Win win;               /* the self window over it                   */
     int refs;                  /* windows using it                          */
     struct csp_rma_lseg *next;
@@ -44,13 +48,15 @@ struct csp_rma_lseg {
 static struct csp_rma_lseg *segs;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-int csp_rma_local_mine(const void *block, int64_t out[CSP_RMA_SEG_N])
+int csp_rma_local_mine(const void *p, size_t n, int64_t out[CSP_RMA_SEG_N])
 {
     uint32_t seg;
     uint64_t off;
     memset(out, 0, sizeof(int64_t) * CSP_RMA_SEG_N);
+    if (n == 0)
+        return 1; /* no bytes: nothing to map (pid 0) */
     CSP_LOCK();
-    int ok = block && csp_heap_find(csp_u.heap, block, CSP_RMA_HDR, &seg, &off);
+    int ok = p && csp_heap_find(csp_u.heap, p, n, &seg, &off);
     if (ok) {
         out[CSP_RMA_SEG_PID] = (int64_t)getpid();
         out[CSP_RMA_SEG_FD] = csp_u.heap->seg[seg].fd;
@@ -157,32 +163,64 @@ void csp_rma_local_free(struct csp_rma_win *w)
     if (!w->lm)
         return;
     pthread_mutex_lock(&mu);
-    for (int i = 0; i < w->size; i++)
+    for (int i = 0; i < w->size; i++) {
         if (w->lm[i].seg)
             w->lm[i].seg->refs--;
+        if (w->lm[i].mseg)
+            w->lm[i].mseg->refs--;
+    }
+    /* A shared window's memory goes with it (MPICH has unmapped it here,
+     * or is about to; the members' memfds go once unmapped everywhere). */
+    for (struct csp_rma_lseg **p = &segs; *p;) {
+        struct csp_rma_lseg *s = *p;
+        if (s->transient && s->refs == 0) {
+            *p = s->next;
+            seg_release(s);
+            continue;
+        }
+        p = &s->next;
+    }
     pthread_mutex_unlock(&mu);
     free(w->lm);
     w->lm = NULL;
     w->local = 0;
 }
 
-int csp_rma_local_setup(struct csp_rma_win *w, MPI_Comm comm, const int64_t *seg, int stride)
+int csp_rma_local_setup(struct csp_rma_win *w, MPI_Comm comm, const int64_t *hdr, const int64_t *mem,
+                        int stride)
 {
     int ok = (w->lm = calloc((size_t)w->size, sizeof *w->lm)) != NULL;
     pthread_mutex_lock(&mu);
     for (int i = 0; ok && i < w->size; i++) {
-        const int64_t *f = seg + (size_t)stride * i;
-        /* The member's header and memory lie inside its segment. */
-        int64_t off = f[CSP_RMA_SEG_OFF], size = f[CSP_RMA_SEG_SIZE];
-        ok = off >= 0 && w->t[i].size >= 0 && off <= size - CSP_RMA_HDR &&
-             w->t[i].size <= size - CSP_RMA_HDR - off;
-        struct csp_rma_lseg *s = ok ? seg_open(f) : NULL;
-        if (!s) {
+        const int64_t *h = hdr + (size_t)stride * i, *m = mem + (size_t)stride * i;
+        struct csp_rma_lmem *l = &w->lm[i];
+        /* The member's header lies inside its segment, and so does its
+         * memory (where it has bytes): the header's segment, just after
+         * it, for MPI_Win_allocate; the registered memory's for a shared
+         * window. */
+        int64_t hoff = h[CSP_RMA_SEG_OFF], moff = m[CSP_RMA_SEG_OFF], size = w->t[i].size;
+        ok = hoff >= 0 && hoff <= h[CSP_RMA_SEG_SIZE] - CSP_RMA_HDR && size >= 0 &&
+             (size == 0 || (m[CSP_RMA_SEG_PID] > 0 && moff >= 0 && size <= m[CSP_RMA_SEG_SIZE] - moff));
+        struct csp_rma_lseg *hs = ok ? seg_open(h) : NULL;
+        if (!hs) {
             ok = 0;
             break;
         }
-        w->lm[i] = (struct csp_rma_lmem){.win = s->win, .disp = (MPI_Aint)(uintptr_t)(s->base + off + CSP_RMA_HDR),
-                                         .hdr = (struct csp_rma_hdr *)(s->base + off), .seg = s};
+        l->hdr = (struct csp_rma_hdr *)(hs->base + hoff);
+        l->seg = hs;
+        l->win = hs->win; /* no bytes: no access ever gets past the range check */
+        l->disp = (MPI_Aint)(uintptr_t)(hs->base + hoff + CSP_RMA_HDR);
+        if (size > 0) {
+            struct csp_rma_lseg *ms = seg_open(m);
+            if (!ms) {
+                ok = 0;
+                break;
+            }
+            ms->transient |= w->shared;
+            l->mseg = ms;
+            l->win = ms->win;
+            l->disp = (MPI_Aint)(uintptr_t)(ms->base + moff);
+        }
     }
     pthread_mutex_unlock(&mu);
     int all = 0;

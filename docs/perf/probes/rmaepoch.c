@@ -19,8 +19,12 @@
  *   mpiexec.mpich -n 3 -bind-to user:1,0,0 -genv CSP_ASYNC_MODE 'rma|pt2pt' \
  *       -genv LD_PRELOAD $PWD/lib/libcasperii.so ./rmaepoch 100000 8192 0  # one ghost alone on CPU 1
  *
- * Arguments: maximum epochs, bytes per accumulate (a multiple of 8), mode.
+ * Arguments: maximum epochs, bytes per accumulate (a multiple of 8), mode,
+ * and optionally "shared": the window of MPI_Win_allocate_shared instead
+ * of MPI_Win_allocate (MPICH then maps every part in every process of the
+ * node; its RMA still waits for the target's progress).
  */
+#include <string.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +58,10 @@ int main(int argc, char **argv)
     int mode = argc > 3 ? atoi(argv[3]) : 0;
     double *base;
     MPI_Win win;
-    MPI_Win_allocate(n * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    if (argc > 4 && strcmp(argv[4], "shared") == 0)
+        MPI_Win_allocate_shared(n * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    else
+        MPI_Win_allocate(n * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     double *obuf = malloc(n * 8);
     for (long i = 0; i < n; i++)
         obuf[i] = 1;
