@@ -73,6 +73,27 @@ func NewWithContexts(mpiTagUB, maxUsersPerGhost, ctxBitsPreferred int) (Layout, 
 	return l, nil
 }
 
+// NewForTagUB is New for a program that needs tags up to tagUB: user tags
+// get at least bits.Len(tagUB) bits (ExposedTagUB >= tagUB) and the
+// context field what is left, so fewer communicators share a tag slot.
+// The error wraps ErrNoTagSpace when even a context field of zero bits
+// leaves fewer, and says the largest tagUB that fits.
+func NewForTagUB(mpiTagUB, maxUsersPerGhost, tagUB int) (Layout, error) {
+	if tagUB < MinTagUB || tagUB > maxTagUB {
+		return Layout{}, fmt.Errorf("tagenc: a tag bound of %d asked for: must be between %d and %d", tagUB, MinTagUB, maxTagUB)
+	}
+	widest, err := NewWithContexts(mpiTagUB, maxUsersPerGhost, 0)
+	if err != nil {
+		return Layout{}, err
+	}
+	need := bits.Len(uint(tagUB))
+	if need > widest.userBits {
+		return Layout{}, fmt.Errorf("%w: tags up to %d need %d bits; with MPI_TAG_UB %d and %d users per ghost at most %d are left (tags up to %d)",
+			ErrNoTagSpace, tagUB, need, mpiTagUB, maxUsersPerGhost, widest.userBits, widest.ExposedTagUB())
+	}
+	return NewWithContexts(mpiTagUB, maxUsersPerGhost, widest.userBits-need)
+}
+
 // MPITagUB returns the implementation's MPI_TAG_UB the layout was built for.
 func (l Layout) MPITagUB() int { return l.mpiTagUB }
 

@@ -170,6 +170,40 @@ func TestNewWithContexts(t *testing.T) {
 	}
 }
 
+// NewForTagUB gives user tags the bits the asked bound needs and the
+// context field the rest; a bound that does not fit says the largest that
+// does.
+func TestNewForTagUB(t *testing.T) {
+	cases := []struct {
+		mpiUB, users, tagUB, wantCtx, wantUser int
+	}{
+		{mpich, 2, 32767, 9, 15},
+		{mpich, 2, 424242, 5, 19}, // OpenCoarrays' image-status tag
+		{mpich, 2, 1<<19 - 1, 5, 19},
+		{mpich, 2, 1 << 19, 4, 20},
+		{mpich, 2, 1<<24 - 1, 0, 24},
+		{mpich, 4, 424242, 3, 19},
+		{mpich, 1, mpich >> 2, 0, 26},
+	}
+	for _, c := range cases {
+		l, err := NewForTagUB(c.mpiUB, c.users, c.tagUB)
+		require.NoError(t, err, "%+v", c)
+		assert.Equal(t, c.wantCtx, l.CtxBits(), "%+v", c)
+		assert.Equal(t, c.wantUser, l.UserBits(), "%+v", c)
+		assert.GreaterOrEqual(t, l.ExposedTagUB(), c.tagUB, "%+v", c)
+	}
+	_, err := NewForTagUB(mpich, 2, 1<<24)
+	require.ErrorIs(t, err, ErrNoTagSpace)
+	assert.Contains(t, err.Error(), "tags up to 16777215")
+	_, err = NewForTagUB(mpich, 2, mpich)
+	require.ErrorIs(t, err, ErrNoTagSpace)
+	for _, bad := range []int{-1, 0, MinTagUB - 1} {
+		_, err := NewForTagUB(mpich, 2, bad)
+		require.Error(t, err, "%d", bad)
+		require.NotErrorIs(t, err, ErrNoTagSpace, "%d", bad)
+	}
+}
+
 func TestString(t *testing.T) {
 	l, err := New(mpich, 2)
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type Config struct {
 	Stats        bool   // CSP_STATS=1: print per-user counters at MPI_Finalize
 	Cells        int    // CSP_OFFLOAD_SHMQ_NCELLS: post cells per user
 	CommPool     int    // CSP_COMM_POOL: internal communicators for duplication (0 = automatic)
+	TagUB        int    // CSP_TAG_UB: the largest tag the program uses: tag encoding keeps that many bits for it, with fewer contexts (0 = built in)
 	ArenaShift   int    // CSP_HEAP_ARENA: log2 of a heap arena
 	MinMsgsz     int64
 	MinMsgsSet   bool // CSP_OFFLOAD_MIN_MSGSZ was given (ignored, reported)
@@ -110,6 +112,9 @@ func readConfig(getenv func(string) string) (Config, error) {
 		},
 		func() error {
 			return intVar("CSP_COMM_POOL", &c.CommPool, 0, 1024, "use a number of internal communicators between 0 (automatic) and 1024")
+		},
+		func() error {
+			return intVar("CSP_TAG_UB", &c.TagUB, 32767, math.MaxInt32, "use the largest tag the program sends or receives, 32767 to 2147483647")
 		},
 		func() error {
 			return intVar("CSP_HEAP_ARENA", &c.ArenaShift, 20, 34, "use log2 of the arena size, 20 (1 MiB) to 34 (16 GiB)")

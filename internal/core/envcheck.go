@@ -124,6 +124,13 @@ var envDocs = map[string]EnvDoc{
 			}
 			return fmt.Sprint(c.CommPool)
 		}},
+	"CSP_TAG_UB": {Meaning: "the largest tag the program uses, where it exceeds the MPI_TAG_UB tag encoding leaves (32767..2147483647): user tags get the bits it needs and fewer communicators share a tag context; one that no layout fits leaves MPI_TAG_UB MPICH's and offloads only communicators that need no tag encoding",
+		Show: func(c Config) string {
+			if c.TagUB == 0 {
+				return "unset (as many contexts as fit, 64)"
+			}
+			return fmt.Sprint(c.TagUB)
+		}},
 	"CSP_HEAP_ARENA": {Meaning: "log2 of the size of one shared-heap arena (registered and bounce buffers), 20..34",
 		Show: func(c Config) string { return fmt.Sprintf("%d (%d MiB)", c.ArenaShift, 1<<c.ArenaShift>>20) }},
 	"CSP_WAIT_SPIN": {Meaning: "busy polls of a user waiting on an offloaded request before it yields (unset: this many with a core per process, none on a host with more processes than cores)",

@@ -410,9 +410,15 @@ func (r *runtime) setupLayout() error {
 		if r.wrank == 0 {
 			r.verbosef(1, "CSP_ASYNC_MODE without pt2pt: MPI_TAG_UB is MPICH's %d", r.mpiTagUB)
 		}
-	} else if t, err := tagenc.New(r.mpiTagUB, max(1, r.layout.MaxUsersPerGhost())); err == nil {
+	} else if t, err := r.tagLayout(); err == nil {
 		r.tags = &t
 		r.exposedUB = t.ExposedTagUB()
+	} else if r.cfg.TagUB > 0 {
+		// Asked for: the program's tags work, with less offload.
+		if r.wrank == 0 {
+			r.logf("CSP_TAG_UB=%d: no tag layout fits (%v); MPI_TAG_UB is MPICH's %d, and only communicators with wildcard_used=any_tag_same_tag are offloaded",
+				r.cfg.TagUB, err, r.mpiTagUB)
+		}
 	} else {
 		r.verbosef(1, "no tag layout fits: %v; only wildcard_used=any_tag_same_tag can be offloaded", err)
 	}
@@ -421,6 +427,17 @@ func (r *runtime) setupLayout() error {
 			r.wsize, ng, r.layout.MaxUsersPerGhost(), r.tags)
 	}
 	return nil
+}
+
+// tagLayout is the tag encoding of this job: DefaultCtxBits contexts where
+// they fit, or, with CSP_TAG_UB, user tags up to that bound and the
+// contexts that leave (every process computes the same).
+func (r *runtime) tagLayout() (tagenc.Layout, error) {
+	users := max(1, r.layout.MaxUsersPerGhost())
+	if r.cfg.TagUB > 0 {
+		return tagenc.NewForTagUB(r.mpiTagUB, users, r.cfg.TagUB)
+	}
+	return tagenc.New(r.mpiTagUB, users)
 }
 
 // ghostMatchAvailable says whether ghost-side matching is built in.

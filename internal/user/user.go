@@ -85,7 +85,7 @@ var errorMessages = [C.CSP_E_MAX]struct {
 	class int
 	msg   string
 }{
-	C.CSP_E_TAG_BOUND:   {mpi.ErrTag, "CasperII: tag above the MPI_TAG_UB this job exposes (offload reserves tag bits); query MPI_TAG_UB on MPI_COMM_WORLD and keep tags at or below it, or, for a program that cannot, set CSP_ASYNC_MODE=rma (no message offload: MPICH's MPI_TAG_UB)"},
+	C.CSP_E_TAG_BOUND:   {mpi.ErrTag, "CasperII: tag above the MPI_TAG_UB this job exposes (offload reserves tag bits); query MPI_TAG_UB on MPI_COMM_WORLD and keep tags at or below it, or, for a program that cannot, set CSP_TAG_UB to its largest tag (fewer tag contexts) or CSP_ASYNC_MODE=rma (no message offload: MPICH's MPI_TAG_UB)"},
 	C.CSP_E_TAG_NEG:     {mpi.ErrTag, "CasperII: negative tag; tags are 0..MPI_TAG_UB (MPI_ANY_TAG only in receives and probes)"},
 	C.CSP_E_RANK:        {mpi.ErrRank, "CasperII: rank outside the communicator; use 0..size-1, MPI_PROC_NULL, or MPI_ANY_SOURCE in receives and probes"},
 	C.CSP_E_COUNT:       {mpi.ErrCount, "CasperII: negative count; counts are >= 0"},

@@ -19,10 +19,14 @@
 # messages with 2 or more users per ghost lowers MPI_TAG_UB below that
 # (262143 for 2), so at exit those programs stop with MPI_ERR_TAG naming
 # the bound. CSP_ASYNC_MODE=rma (coarray work is one-sided; no message is
-# offloaded then, and MPI_TAG_UB is MPICH's) avoids it: EXTRA below.
+# offloaded then, and MPI_TAG_UB is MPICH's) avoids it, and so does
+# CSP_TAG_UB=424242 (messages stay offloaded; tag encoding keeps 19 bits
+# for user tags, with fewer contexts): EXTRA below. isend_offloaded sums
+# the users' offloaded sends.
 #
 #   apt-get install libcoarrays-mpich-dev
 #   EXTRA="CSP_ASYNC_MODE=rma" docs/perf/apps/opencoarrays.sh [LIB [TEST...]]
+#   EXTRA="CSP_TAG_UB=424242" docs/perf/apps/opencoarrays.sh [LIB [TEST...]]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 lib=$(realpath "${1:-$here/../../../lib/libcasperii.so}") || exit 1
@@ -61,8 +65,8 @@ while read -r t imgs args; do
     if [ "$pl" = 0 ]; then
         why=" | $(grep -m1 -E 'casperii: |Fatal error|ERROR|STOP' "$t.lib" | cut -c1-150)"
     fi
-    printf "%-45s n=%s plain rc=%s passed=%s %6.2f s | library rc=%s passed=%s %6.2f s rma_local=%s rma_redirected=%s%s\n" \
+    printf "%-45s n=%s plain rc=%s passed=%s %6.2f s | library rc=%s passed=%s %6.2f s rma_local=%s rma_redirected=%s isend_offloaded=%s%s\n" \
         "$t${args:+ $args}" "$imgs" "$rp" "$pp" "$tp" "$rl" "$pl" "$tl" \
-        "$(sum rma_local "$t.lib")" "$(sum rma_redirected "$t.lib")" "$why"
+        "$(sum rma_local "$t.lib")" "$(sum rma_redirected "$t.lib")" "$(sum isend_offloaded "$t.lib")" "$why"
 done <"$here/opencoarrays/tests.txt"
 echo "# $n tests: passed $np under plain MPICH, $nl under the library"
