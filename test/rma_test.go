@@ -72,7 +72,7 @@ func TestRMARedirected(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"ops"}})
-			want := ipRequireResults(t, plain, 12)
+			want := ipRequireResults(t, plain, 13)
 			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"ops"}, Preload: true, Env: env})
 			ipRequireResults(t, res, len(want))
 			require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
@@ -123,7 +123,7 @@ func TestRMASharedRedirected(t *testing.T) {
 				mode, flavor string
 				results      int
 				ops          int64 // per rank: at least (ops), exactly (self)
-			}{{"ops", "shared", 16, 250}, {"ops", "noncontig", 16, 250}, {"self", "shared", 1, 10}} {
+			}{{"ops", "shared", 17, 250}, {"ops", "noncontig", 17, 250}, {"self", "shared", 1, 10}} {
 				args := []string{k.mode, k.flavor}
 				plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: args})
 				want := ipRequireResults(t, plain, k.results)
@@ -163,14 +163,14 @@ func TestRMAAsyncMode(t *testing.T) {
 	for _, mode := range []string{"pt2pt", "rma", "tcp-default", "pt2pt-shared", "config-off-shared"} {
 		t.Run(mode, func(t *testing.T) {
 			env := []string{"CSP_STATS=1", "CSP_ASYNC_MODE=" + mode}
-			l, args, want := l, []string{"ops"}, 12
+			l, args, want := l, []string{"ops"}, 13
 			switch mode {
 			case "pt2pt-shared":
-				env, args, want = []string{"CSP_STATS=1", "CSP_ASYNC_MODE=pt2pt"}, rmaArgs("ops", "shared"), 16
+				env, args, want = []string{"CSP_STATS=1", "CSP_ASYNC_MODE=pt2pt"}, rmaArgs("ops", "shared"), 17
 			case "config-off-shared":
 				// Every window starts on MPICH's path: made switchable
 				// (counted), nothing carried by the ghosts.
-				env, args, want = []string{"CSP_STATS=1", "CSP_ASYNC_CONFIG=off"}, rmaArgs("ops", "shared"), 16
+				env, args, want = []string{"CSP_STATS=1", "CSP_ASYNC_CONFIG=off"}, rmaArgs("ops", "shared"), 17
 			}
 			if mode == "tcp-default" {
 				// No window at all: a window of MPICH's own over every

@@ -287,18 +287,137 @@ static int reduce_op(MPI_Op op)
            op == MPI_LXOR || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
 }
 
+/* element_type is the basic type (csp_builtin_size > 0) every element of
+ * dt is, or MPI_DATATYPE_NULL: a pair type, a struct of several types, a
+ * type made with large counts, a Fortran parameterized type, or a type
+ * nested deeper than the search goes. MPI calls: the envelope and, for a
+ * derived type, its contents (whose derived types it frees). */
+static MPI_Datatype element_type(MPI_Datatype dt, int depth)
+{
+    if (csp_builtin_size(dt) > 0)
+        return dt;
+    int ni, na, nd, comb;
+    if (depth > 8 || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_CONTIGUOUS:
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_SUBARRAY:
+    case MPI_COMBINER_DARRAY:
+    case MPI_COMBINER_RESIZED:
+        break;
+    default: /* named pair types, Fortran parameterized types */
+        return MPI_DATATYPE_NULL;
+    }
+    int *ints = malloc(sizeof(int) * (size_t)(ni ? ni : 1));
+    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na ? na : 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd ? nd : 1));
+    MPI_Datatype e = MPI_DATATYPE_NULL;
+    if (ints && addrs && types && nd > 0 &&
+        PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) == MPI_SUCCESS) {
+        for (int i = 0; i < nd; i++) {
+            MPI_Datatype ei = element_type(types[i], depth + 1);
+            e = i == 0 || ei == e ? ei : MPI_DATATYPE_NULL;
+            int tni, tna, tnd, tcomb;
+            if (PMPI_Type_get_envelope(types[i], &tni, &tna, &tnd, &tcomb) == MPI_SUCCESS &&
+                tcomb != MPI_COMBINER_NAMED)
+                PMPI_Type_free(&types[i]);
+            if (e == MPI_DATATYPE_NULL) {
+                for (int j = i + 1; j < nd; j++)
+                    if (PMPI_Type_get_envelope(types[j], &tni, &tna, &tnd, &tcomb) == MPI_SUCCESS &&
+                        tcomb != MPI_COMBINER_NAMED)
+                        PMPI_Type_free(&types[j]);
+                break;
+            }
+        }
+    }
+    free(ints);
+    free(addrs);
+    free(types);
+    return e;
+}
+
+/* acc_derived applies an accumulate whose datatypes are derived from one
+ * basic type, the same on every side, with as many elements: the target's
+ * elements are packed, combined with the origin's (packed too unless
+ * contiguous) by MPI_Reduce_local, and unpacked back, under the target's
+ * mutex; a get-accumulate's result is unpacked from the packed old values.
+ * *done 0: left to MPICH (different element types or counts, MPICH's
+ * errors included, or no memory). */
+static int acc_derived(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint addr, const void *origin,
+                       int ocount, MPI_Datatype otype, void *result, int rcount, MPI_Datatype rtype, int tcount,
+                       MPI_Datatype ttype, MPI_Op op, int *done)
+{
+    *done = 0;
+    MPI_Datatype e = element_type(ttype, 0);
+    int esize = csp_builtin_size(e), tsize, osize = 0, rsize = 0;
+    if (esize <= 0 || PMPI_Type_size(ttype, &tsize) != MPI_SUCCESS || tcount < 0)
+        return MPI_SUCCESS;
+    MPI_Count n = (MPI_Count)tsize * tcount;
+    int use_origin = op != MPI_NO_OP;
+    if (use_origin && (element_type(otype, 0) != e || PMPI_Type_size(otype, &osize) != MPI_SUCCESS ||
+                       (MPI_Count)osize * ocount != n))
+        return MPI_SUCCESS;
+    if (result && (element_type(rtype, 0) != e || PMPI_Type_size(rtype, &rsize) != MPI_SUCCESS ||
+                   (MPI_Count)rsize * rcount != n))
+        return MPI_SUCCESS;
+    if (n == 0 || n % esize) {
+        *done = n == 0;
+        return MPI_SUCCESS;
+    }
+    int ocontig = use_origin && otype == e;
+    char *tmp = malloc((size_t)n), *otmp = NULL;
+    if (!tmp)
+        return MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
+    MPI_Count pos = 0;
+    if (use_origin && !ocontig) {
+        if (!(otmp = malloc((size_t)n))) {
+            free(tmp);
+            return MPI_SUCCESS;
+        }
+        rc = csp_pack(origin, ocount, otype, otmp, n, &pos);
+    }
+    *done = 1;
+    char *t = (char *)(uintptr_t)addr;
+    csp_rma_local_lock(w, rank);
+    if (rc == MPI_SUCCESS && (pos = 0, rc = PMPI_Pack_c(t, tcount, ttype, tmp, n, &pos, MPI_COMM_SELF)) == MPI_SUCCESS) {
+        if (result)
+            rc = csp_unpack(tmp, n, &(MPI_Count){0}, result, rcount, rtype);
+        const void *src = ocontig ? origin : otmp;
+        if (rc == MPI_SUCCESS && op == MPI_REPLACE)
+            memcpy(tmp, src, (size_t)n);
+        else if (rc == MPI_SUCCESS && use_origin)
+            rc = PMPI_Reduce_local_c(src, tmp, n / esize, e, op);
+        if (rc == MPI_SUCCESS && use_origin)
+            rc = PMPI_Unpack_c(tmp, n, &(MPI_Count){0}, t, tcount, ttype, MPI_COMM_SELF);
+    }
+    local_unlock(w, rank);
+    free(tmp);
+    free(otmp);
+    return csp_rma_raise_rc(w, fn, rc);
+}
+
 int csp_rma_local_acc(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint addr, const void *origin,
                       int ocount, MPI_Datatype otype, void *result, int rcount, MPI_Datatype rtype, int tcount,
                       MPI_Datatype ttype, MPI_Op op, int *done)
 {
     int size = csp_builtin_size(ttype);
+    int op_ok = result ? op == MPI_NO_OP || op == MPI_REPLACE || reduce_op(op) : op == MPI_REPLACE || reduce_op(op);
     /* With MPI_NO_OP (get-accumulate) the origin's arguments are ignored. */
     int origin_ok = (result && op == MPI_NO_OP) || (otype == ttype && ocount == tcount);
-    *done = size > 0 && origin_ok && tcount >= 0 &&
-            (result ? rtype == ttype && rcount == tcount && (op == MPI_NO_OP || op == MPI_REPLACE || reduce_op(op))
-                    : op == MPI_REPLACE || reduce_op(op));
-    if (!*done)
-        return MPI_SUCCESS;
+    *done = size > 0 && origin_ok && tcount >= 0 && op_ok && (!result || (rtype == ttype && rcount == tcount));
+    if (!*done) /* derived types of one basic type: strided patches, subarrays */
+        return op_ok ? acc_derived(w, fn, rank, addr, origin, ocount, otype, result, rcount, rtype, tcount, ttype,
+                                   op, done)
+                     : MPI_SUCCESS;
     char *t = (char *)(uintptr_t)addr;
     size_t n = (size_t)tcount * (size_t)size;
     int rc = MPI_SUCCESS;

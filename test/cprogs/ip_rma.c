@@ -335,6 +335,53 @@ static void strided(MPI_Win w, long *base)
     printf("value rank=%d column=%d,%d,%d\n", rank, mat[0], mat[MAT], mat[7 * MAT]);
 }
 
+static void strided_acc(MPI_Win w, long *base)
+{
+    /* Accumulates with derived types, from every rank into every rank at
+     * once: a contiguous origin into a column (a vector type at the
+     * target), a strided origin into another column, then a
+     * get-accumulate (MPI_NO_OP) of a peer's column into a column of a
+     * local matrix (derived result and target types). Atomic per element,
+     * so the sums are exact. Columns 2 and 4: 8 and 16 bytes into the
+     * matrix, whole longs of the displacement unit. */
+    int *mat = (int *)(base + SLOTS);
+    MPI_Datatype col;
+    MPI_Type_vector(MAT, 1, MAT, MPI_INT, &col);
+    MPI_Type_commit(&col);
+    MPI_Datatype every2;
+    MPI_Type_vector(MAT, 1, 2, MPI_INT, &every2);
+    MPI_Type_commit(&every2);
+    int v[MAT], ov[2 * MAT], local[MAT * MAT];
+    for (int i = 0; i < MAT; i++) {
+        v[i] = rank + 1 + 10 * i;
+        ov[2 * i] = rank + 1;
+        ov[2 * i + 1] = 999; /* skipped by the origin type */
+    }
+    MPI_Win_lock_all(0, w);
+    for (int t = 0; t < size; t++) {
+        MPI_Accumulate(v, MAT, MPI_INT, t, SLOTS + 1, 1, col, MPI_SUM, w);
+        MPI_Accumulate(ov, 1, every2, t, SLOTS + 2, 1, col, MPI_SUM, w);
+    }
+    MPI_Win_unlock_all(w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int peer = (rank + 1) % size;
+    memset(local, 0, sizeof local);
+    MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+    MPI_Get_accumulate(NULL, 0, MPI_INT, local, 1, col, peer, SLOTS + 1, 1, col, MPI_NO_OP, w);
+    MPI_Win_unlock(peer, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int ok = 1, tri = size * (size + 1) / 2;
+    for (int i = 0; i < MAT; i++) {
+        ok &= mat[i * MAT + 2] == tri + 10 * i * size && mat[i * MAT + 4] == tri;
+        ok &= local[i * MAT] == tri + 10 * i * size && local[i * MAT + 1] == 0;
+    }
+    MPI_Type_free(&col);
+    MPI_Type_free(&every2);
+    result("strided_acc", ok);
+    printf("value rank=%d acc_column=%d,%d,%d fetched=%d,%d\n", rank, mat[2], mat[7 * MAT + 2], mat[7 * MAT + 4],
+           local[0], local[7 * MAT]);
+}
+
 static void flushes(MPI_Win w, long *base)
 {
     int peer = (rank + 1) % size;
@@ -1131,6 +1178,7 @@ int main(int argc, char **argv)
         request_ops(w, base);
         pscw_ring(w, base);
         strided(w, base);
+        strided_acc(w, base);
         flushes(w, base);
         local_access(w, base);
         if (shared_win)
