@@ -1,10 +1,14 @@
 package interpose
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 const maps = `7fa5228b4000-7fa5228b5000 rw-s 00000000 00:1b 398      /dev/shm/mpich_shar_tmp5unhzo (deleted)
@@ -56,4 +60,42 @@ func TestOutside(t *testing.T) {
 	require.Equal(t, []r{{0, 4096}}, outside(0, 4096, nil))
 	// Empty parts and parts wholly outside change nothing.
 	require.Equal(t, []r{{0, 4096}}, outside(0, 4096, []r{{50, 50}, {5000, 6000}}))
+}
+
+// The kernel's answer for one address (PROCMAP_QUERY) is the line of
+// /proc/self/maps that holds it: a shared and a private mapping made
+// here, and an address in the first pages, which nothing maps.
+func TestVMACovering(t *testing.T) {
+	page := os.Getpagesize()
+	for _, flags := range []int{unix.MAP_SHARED, unix.MAP_PRIVATE} {
+		b, err := unix.Mmap(-1, 0, 3*page, unix.PROT_READ|unix.PROT_WRITE, flags|unix.MAP_ANONYMOUS)
+		require.NoError(t, err)
+		addr := uintptr(unsafe.Pointer(&b[0]))
+		got, ok, err := vmaCovering(addr + uintptr(page))
+		if errors.Is(err, errNoQuery) {
+			unix.Munmap(b)
+			t.Skip("the kernel has no PROCMAP_QUERY (Linux < 6.11): the maps file is parsed")
+		}
+		require.NoError(t, err)
+		require.True(t, ok)
+		f, err := os.Open("/proc/self/maps")
+		require.NoError(t, err)
+		var want vma
+		for _, m := range parseMaps(f) {
+			if m.start <= addr && addr < m.end {
+				want = m
+			}
+		}
+		f.Close()
+		require.Equal(t, want, got, "flags %#x", flags)
+		require.Equal(t, flags == unix.MAP_SHARED, got.shared)
+		require.Equal(t, []vma{got}, mapsAround(addr+1))
+		require.NoError(t, unix.Munmap(b))
+	}
+	// The first pages of the address space are never mapped
+	// (vm.mmap_min_addr).
+	_, ok, err := vmaCovering(uintptr(page))
+	require.NoError(t, err)
+	require.False(t, ok, "unmapped")
+	require.Empty(t, mapsAround(uintptr(page)))
 }
