@@ -76,3 +76,37 @@ func TestDirectYield(t *testing.T) {
 		}
 	}
 }
+
+// A launcher that binds two users to one CPU crowds them even where the
+// host has a core per user: 2 users + 2 ghosts on 2 CPUs, the users both
+// bound to CPU 0 (osubench's rma ghost-cores placement), wait on MPICH by
+// polling and yielding, and CSP_VERBOSE=2 says why; bound to a CPU each,
+// they spin in MPICH as before.
+func TestDirectYieldBound(t *testing.T) {
+	if core.HostCPUs() != 2 {
+		t.Skip("the layout needs a host of exactly 2 CPUs")
+	}
+	prog := CProg(t, "ip_yield")
+	l := Layout{N: 4, NodeSize: 2}
+	for _, c := range []struct {
+		name, bind string
+		yields     bool
+	}{{"together", "user:0,0,1,0", true}, {"apart", "user:0,0,1,1", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"8", "512", "300"}, Launch: []string{"-bind-to", c.bind},
+				Env: []string{"CSP_STATS=1", "CSP_VERBOSE=2", "CSP_ASYNC_CONFIG=off"}, Preload: true, Timeout: 2 * time.Minute})
+			require.Len(t, relResults(t, res), 2*7, res.Output())
+			said := strings.Count(res.Stderr, "waits on MPICH poll MPICH and yield the core between polls (bound to 1 CPU(s) with 2 users)")
+			if c.yields {
+				require.Equal(t, 2, said, res.Stderr)
+			} else {
+				require.Zero(t, said, res.Stderr)
+			}
+			for r, s := range relStats(t, res, l.Users(), true) {
+				n, ok := s.Fields.Int("direct_yields")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				require.Equal(t, c.yields, n > 0, "rank %d: %s", r, s.Fields.Line())
+			}
+		})
+	}
+}

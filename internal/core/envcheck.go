@@ -216,7 +216,7 @@ var envDocs = map[string]EnvDoc{
 			}
 			return "auto"
 		}},
-	"CSP_DIRECT_YIELD": {Meaning: "auto: on a host running more of the job's users than cores, a user waiting on MPICH (a request on the direct route, a blocking call MPICH would spin in) polls and yields the core between polls, so the users sharing it run; on: everywhere; off: MPICH's own spin",
+	"CSP_DIRECT_YIELD": {Meaning: "auto: on a host running more of the job's users than cores (or where a launcher bound more users to a user's CPUs than they are), a user waiting on MPICH (a request on the direct route, a blocking call MPICH would spin in) polls and yields the core between polls, so the users sharing it run; on: everywhere; off: MPICH's own spin",
 		Show: func(c Config) string {
 			switch c.DirectYield {
 			case 1:

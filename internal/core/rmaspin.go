@@ -109,3 +109,23 @@ func intersects(a, b [cpuMaskWords]uint64) bool {
 	}
 	return false
 }
+
+// boundCrowd counts, for process me, the users bound to CPUs it shares
+// (itself included, when it is a user) and the CPUs it may use, from the
+// host's gathered masks: a launcher that binds two users to one CPU
+// crowds them even on a host with a core per user.
+func boundCrowd(me int, masks map[int][cpuMaskWords]uint64, isGhost func(int) bool) (users, cpus int) {
+	mine, ok := masks[me]
+	if !ok {
+		return 0, 0
+	}
+	for _, w := range mine {
+		cpus += bits.OnesCount64(w)
+	}
+	for wrank, m := range masks {
+		if !isGhost(wrank) && intersects(mine, m) {
+			users++
+		}
+	}
+	return users, cpus
+}

@@ -61,3 +61,33 @@ func all() [cpuMaskWords]uint64 {
 	}
 	return m
 }
+
+// A user counts the users bound to the CPUs it may use, itself
+// included; ghosts do not count.
+func TestBoundCrowd(t *testing.T) {
+	mask := func(cpus ...int) [cpuMaskWords]uint64 {
+		m, ok := cpuMask(cpus)
+		require.True(t, ok)
+		return m
+	}
+	layout, err := commexpand.NewLayout([]int32{-1, 0, -1, 2})
+	require.NoError(t, err)
+	cases := []struct {
+		name        string
+		masks       map[int][cpuMaskWords]uint64
+		users, cpus int
+	}{
+		// osubench's ghost-cores placement: both users on CPU 0.
+		{"users together", map[int][cpuMaskWords]uint64{0: mask(0), 1: mask(0), 2: mask(1), 3: mask(0)}, 2, 1},
+		{"a CPU per user", map[int][cpuMaskWords]uint64{0: mask(0), 1: mask(0), 2: mask(1), 3: mask(1)}, 1, 1},
+		{"both CPUs each", map[int][cpuMaskWords]uint64{0: mask(0, 1), 1: mask(0, 1), 2: mask(0, 1), 3: mask(0, 1)}, 2, 2},
+		{"unknown", map[int][cpuMaskWords]uint64{0: mask(0)}, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			u, n := boundCrowd(1, c.masks, layout.IsGhost)
+			assert.Equal(t, c.users, u)
+			assert.Equal(t, c.cpus, n)
+		})
+	}
+}

@@ -582,6 +582,12 @@ func (r *runtime) runGhost() {
 func (r *runtime) startUser() error {
 	wait := waitPolicy(r.cfg, r.hostSize, r.hostCPUs())
 	yield, yieldWhy := directYield(r.cfg, r.hostUsers(), r.hostCPUs())
+	if !yield && r.cfg.DirectYield == 0 && r.hostMasks != nil {
+		// A launcher bound users together: count those on our CPUs.
+		if u, c := boundCrowd(r.wrank, r.hostMasks, r.layout.IsGhost); u > c {
+			yield, yieldWhy = true, fmt.Sprintf("bound to %d CPU(s) with %d users", c, u)
+		}
+	}
 	// Users outnumbering cores crowd them only where direct waits spin.
 	m, err := newModel(r.cfg, oversubscribed(r.hostSize, r.hostCPUs()) != "",
 		oversubscribed(r.hostUsers(), r.hostCPUs()) != "" && !yield)
