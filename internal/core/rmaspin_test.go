@@ -14,14 +14,7 @@ import (
 // a core per process, or bound to CPUs that no user runs on and that have
 // room for the ghosts bound there.
 func TestRMASpin(t *testing.T) {
-	mask := func(cpus ...int) [cpuMaskWords]uint64 {
-		m, ok := cpuMask(cpus)
-		require.True(t, ok)
-		return m
-	}
-	// World ranks 0 and 2 are ghosts, 1 and 3 their users.
-	layout, err := commexpand.NewLayout([]int32{-1, 0, -1, 2})
-	require.NoError(t, err)
+	mask, layout := maskOf(t), twoGhostsTwoUsers(t)
 	cases := []struct {
 		name  string
 		cpus  int
@@ -54,6 +47,23 @@ func TestRMASpin(t *testing.T) {
 	assert.False(t, ok, "a CPU beyond the mask")
 }
 
+// maskOf returns a maker of CPU masks that fails t on a CPU beyond them.
+func maskOf(t *testing.T) func(cpus ...int) [cpuMaskWords]uint64 {
+	return func(cpus ...int) [cpuMaskWords]uint64 {
+		m, ok := cpuMask(cpus)
+		require.True(t, ok)
+		return m
+	}
+}
+
+// twoGhostsTwoUsers is the layout of 2 virtual nodes of 1 user + 1 ghost:
+// world ranks 0 and 2 are ghosts, 1 and 3 their users.
+func twoGhostsTwoUsers(t *testing.T) *commexpand.Layout {
+	l, err := commexpand.NewLayout([]int32{-1, 0, -1, 2})
+	require.NoError(t, err)
+	return l
+}
+
 func all() [cpuMaskWords]uint64 {
 	var m [cpuMaskWords]uint64
 	for i := range m {
@@ -65,13 +75,7 @@ func all() [cpuMaskWords]uint64 {
 // A user counts the users bound to the CPUs it may use, itself
 // included; ghosts do not count.
 func TestBoundCrowd(t *testing.T) {
-	mask := func(cpus ...int) [cpuMaskWords]uint64 {
-		m, ok := cpuMask(cpus)
-		require.True(t, ok)
-		return m
-	}
-	layout, err := commexpand.NewLayout([]int32{-1, 0, -1, 2})
-	require.NoError(t, err)
+	mask, layout := maskOf(t), twoGhostsTwoUsers(t)
 	cases := []struct {
 		name        string
 		masks       map[int][cpuMaskWords]uint64
