@@ -322,20 +322,17 @@ static MPI_Datatype element_type(MPI_Datatype dt, int depth)
     MPI_Datatype e = MPI_DATATYPE_NULL;
     if (ints && addrs && types && nd > 0 &&
         PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) == MPI_SUCCESS) {
+        int same = 1; /* every type so far has element type e */
         for (int i = 0; i < nd; i++) {
-            MPI_Datatype ei = element_type(types[i], depth + 1);
-            e = i == 0 || ei == e ? ei : MPI_DATATYPE_NULL;
-            int tni, tna, tnd, tcomb;
+            if (same) {
+                MPI_Datatype ei = element_type(types[i], depth + 1);
+                same = ei != MPI_DATATYPE_NULL && (i == 0 || ei == e);
+                e = same ? ei : MPI_DATATYPE_NULL;
+            }
+            int tni, tna, tnd, tcomb; /* the contents' derived types are ours to free */
             if (PMPI_Type_get_envelope(types[i], &tni, &tna, &tnd, &tcomb) == MPI_SUCCESS &&
                 tcomb != MPI_COMBINER_NAMED)
                 PMPI_Type_free(&types[i]);
-            if (e == MPI_DATATYPE_NULL) {
-                for (int j = i + 1; j < nd; j++)
-                    if (PMPI_Type_get_envelope(types[j], &tni, &tna, &tnd, &tcomb) == MPI_SUCCESS &&
-                        tcomb != MPI_COMBINER_NAMED)
-                        PMPI_Type_free(&types[j]);
-                break;
-            }
         }
     }
     free(ints);
