@@ -586,7 +586,6 @@ int csp_rma_share(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     }
     w->win = win;
     w->block = block;
-    w->shared = 1;
     if ((rc = start(w, comm, &e)) != MPI_SUCCESS) {
         free_record(w);
         heap_free_locked(block);
