@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/casperii/casperii/info"
+	"github.com/casperii/casperii/tagenc"
 )
 
 // This file serves tools that check a job's environment before it runs
@@ -127,7 +128,7 @@ var envDocs = map[string]EnvDoc{
 	"CSP_TAG_UB": {Meaning: "the largest tag the program uses, where it exceeds the MPI_TAG_UB tag encoding leaves (32767..2147483647): user tags get the bits it needs and fewer communicators share a tag context; one that no layout fits leaves MPI_TAG_UB MPICH's and offloads only communicators that need no tag encoding",
 		Show: func(c Config) string {
 			if c.TagUB == 0 {
-				return "unset (as many contexts as fit, 64)"
+				return fmt.Sprintf("unset (as many contexts as fit, %d)", 1<<tagenc.DefaultCtxBits)
 			}
 			return fmt.Sprint(c.TagUB)
 		}},

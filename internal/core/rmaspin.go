@@ -82,10 +82,7 @@ func (r *runtime) rmaSpin() (ghost.RMASpin, string) {
 	if !ok {
 		return ghost.RMASpinNo, "its CPUs are unknown"
 	}
-	ghosts, cpus := 0, 0
-	for _, w := range mine {
-		cpus += bits.OnesCount64(w)
-	}
+	ghosts, cpus := 0, cpuCount(mine)
 	for wrank, m := range r.hostMasks {
 		if !intersects(mine, m) {
 			continue
@@ -99,6 +96,15 @@ func (r *runtime) rmaSpin() (ghost.RMASpin, string) {
 		return ghost.RMASpinNo, fmt.Sprintf("bound to %d CPUs with no user, shared by %d ghosts", cpus, ghosts)
 	}
 	return ghost.RMASpinAlone, fmt.Sprintf("bound to %d CPUs with no user, %d ghosts on them", cpus, ghosts)
+}
+
+// cpuCount is the number of CPUs in m.
+func cpuCount(m [cpuMaskWords]uint64) int {
+	n := 0
+	for _, w := range m {
+		n += bits.OnesCount64(w)
+	}
+	return n
 }
 
 func intersects(a, b [cpuMaskWords]uint64) bool {
@@ -119,9 +125,7 @@ func boundCrowd(me int, masks map[int][cpuMaskWords]uint64, isGhost func(int) bo
 	if !ok {
 		return 0, 0
 	}
-	for _, w := range mine {
-		cpus += bits.OnesCount64(w)
-	}
+	cpus = cpuCount(mine)
 	for wrank, m := range masks {
 		if !isGhost(wrank) && intersects(mine, m) {
 			users++

@@ -43,13 +43,16 @@ const (
 var _ [104 - unsafe.Sizeof(procmapQuery{})]struct{} // the kernel's size
 var _ [unsafe.Sizeof(procmapQuery{}) - 104]struct{}
 
+// mapsFile lists this process's mappings; the query is an ioctl on it.
+const mapsFile = "/proc/self/maps"
+
 // errNoQuery says the kernel cannot answer PROCMAP_QUERY: read the file.
 var errNoQuery = errors.New("interpose: no PROCMAP_QUERY")
 
 // vmaCovering returns the mapping of this process that contains addr;
 // ok false when none does. errNoQuery where the kernel predates the query.
 func vmaCovering(addr uintptr) (m vma, ok bool, err error) {
-	fd, err := unix.Open("/proc/self/maps", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := unix.Open(mapsFile, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return vma{}, false, err
 	}
@@ -78,7 +81,7 @@ func mapsAround(lo uintptr) []vma {
 		}
 		return nil
 	}
-	f, err := os.Open("/proc/self/maps")
+	f, err := os.Open(mapsFile)
 	if err != nil {
 		return nil
 	}

@@ -411,9 +411,11 @@ void csp_rma_local_finish(void);
 void csp_rma_local_lock(struct csp_rma_win *w, int rank);
 int csp_rma_local_done(struct csp_rma_win *w, const char *fn, int rank, int atomic, int rc);
 /* The accumulates on a node-local window where MPICH's call is not
- * needed: one predefined type on both sides (and the result's), equal
- * counts, a predefined op. Applied here under the target's mutex with
- * MPI_Reduce_local (*done set), or left to the caller (*done 0): what
+ * needed: a predefined op, and types of one basic type, the same on every
+ * side (the result's too) with as many elements: predefined, or derived
+ * from it (packed and unpacked around the reduction). Applied here under
+ * the target's mutex with MPI_Reduce_local (*done set), or left to the
+ * caller (*done 0): what
  * MPICH's path on the self window costs an 8-byte accumulate, about 25
  * us cold, and a 1 MiB one, 2.7 ms, is mostly its active-message
  * machinery for a target that is itself. addr is the target's address
