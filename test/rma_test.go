@@ -83,6 +83,14 @@ func TestRMARedirected(t *testing.T) {
 				// epoch, atomics: at least 250 per rank for 3 users.
 				require.GreaterOrEqual(t, rmaStat(t, s, path), int64(250), s.Fields.Line())
 				require.Zero(t, rmaStat(t, s, other), s.Fields.Line())
+				// strided_acc: two column accumulates to every rank and
+				// one get-accumulate, vector types, applied by packing
+				// where node-local.
+				packed := int64(0)
+				if c.local {
+					packed = int64(2*l.Users() + 1)
+				}
+				require.Equal(t, packed, rmaStat(t, s, "rma_local_packed"), s.Fields.Line())
 				require.Zero(t, rmaStat(t, s, "heap_in_use"), s.Fields.Line())
 			}
 		})

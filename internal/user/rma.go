@@ -87,12 +87,13 @@ type RMAStats struct {
 	// ghost too, instead of waiting for its poll.
 	Rings uint64
 	// LocalOps: operations this origin applied itself, in shared memory,
-	// on node-local windows (no ghost).
-	LocalOps uint64
+	// on node-local windows (no ghost); LocalPacked: of them, accumulates
+	// with derived datatypes it applied by packing, without MPICH's call.
+	LocalOps, LocalPacked uint64
 }
 
 // CurrentRMAStats returns this process's redirection counters.
 func CurrentRMAStats() RMAStats {
 	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches),
-		LocalOps: uint64(C.csp_rma.n_local_ops), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Rings: uint64(C.csp_rma.n_rings)}
+		LocalOps: uint64(C.csp_rma.n_local_ops), LocalPacked: uint64(C.csp_rma.n_local_packed), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Rings: uint64(C.csp_rma.n_rings)}
 }

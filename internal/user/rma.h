@@ -204,6 +204,8 @@ struct csp_rma {
                           the ghosts too                                  */
     uint64_t n_ops;    /* operations redirected (CSP_STATS rma_redirected) */
     uint64_t n_local_ops; /* operations applied in shared memory (rma_local) */
+    uint64_t n_local_packed; /* of them, accumulates with derived types
+                                applied by packing (rma_local_packed)   */
     uint64_t n_wins;   /* windows redirected                             */
     uint64_t n_lock_retries;
     uint64_t n_switches; /* windows switched (MPI_Win_set_info, auto)     */

@@ -383,6 +383,7 @@ static int acc_derived(struct csp_rma_win *w, const char *fn, int rank, MPI_Aint
         rc = csp_pack(origin, ocount, otype, otmp, n, &pos);
     }
     *done = 1;
+    csp_rma.n_local_packed++;
     char *t = (char *)(uintptr_t)addr;
     csp_rma_local_lock(w, rank);
     if (rc == MPI_SUCCESS && (pos = 0, rc = PMPI_Pack_c(t, tcount, ttype, tmp, n, &pos, MPI_COMM_SELF)) == MPI_SUCCESS) {
