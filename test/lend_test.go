@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/casperii/casperii/internal/core"
 	"github.com/stretchr/testify/require"
 )
 
@@ -135,4 +136,45 @@ func inheritedNice(t *testing.T) int {
 	p, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
 	require.NoError(t, err)
 	return 20 - p
+}
+
+// A user whose ghost a launcher bound to other CPUs does not lend its
+// core (internal/core: ghostApart): the lend would only hand it to whoever
+// shares it, for a time slice. ip_lend's four waits with both ghosts on
+// CPU 1 and both users on CPU 0: every message intact, no lend, and
+// CSP_VERBOSE=2 says why; bound together (ghost and user on each CPU) they
+// lend as before.
+func TestLendCoreGhostApart(t *testing.T) {
+	if core.HostCPUs() != 2 {
+		t.Skip("the layout needs a host of exactly 2 CPUs")
+	}
+	l := Layout{N: 4, NodeSize: 2}
+	prog := CProg(t, "ip_lend")
+	for _, c := range []struct {
+		name, bind string
+		lend       bool
+	}{{"apart", "user:1,0,1,0", false}, {"together", "user:0,0,1,1", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"10", "1048576"}, Launch: []string{"-bind-to", c.bind},
+				Env: []string{"CSP_STATS=1", "CSP_VERBOSE=2"}, Preload: true, Timeout: 2 * time.Minute})
+			rs := relResults(t, res)
+			for _, s := range []string{"barrier", "colls", "test", "direct"} {
+				require.Len(t, Select(rs, "test="+s), l.Users(), "section %s:\n%s", s, res.Output())
+			}
+			said := len(regexp.MustCompile(`user \d+: does not lend its core: its ghost \d+ is bound to other CPUs`).FindAllString(res.Stderr, -1))
+			var lends int64
+			for r, s := range relStats(t, res, l.Users(), true) {
+				n, ok := s.Fields.Int("lends")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				lends += n
+			}
+			if c.lend {
+				require.Zero(t, said, res.Stderr)
+				require.Positive(t, lends, "the receivers lent their cores:\n%s", res.Stderr)
+			} else {
+				require.Equal(t, l.Users(), said, res.Stderr)
+				require.Zero(t, lends, "nobody lends a core its ghost does not run on:\n%s", res.Stderr)
+			}
+		})
+	}
 }

@@ -98,6 +98,18 @@ func (r *runtime) rmaSpin() (ghost.RMASpin, string) {
 	return ghost.RMASpinAlone, fmt.Sprintf("bound to %d CPUs with no user, %d ghosts on them", cpus, ghosts)
 }
 
+// ghostApart reports whether a launcher bound this user and its ghost to
+// CPUs they do not share (from the host's gathered masks): the ghost then
+// never runs on this user's core.
+func (r *runtime) ghostApart() bool {
+	if r.hostMasks == nil {
+		return false
+	}
+	mine, ok := r.hostMasks[r.wrank]
+	g, gok := r.hostMasks[r.myGhost]
+	return ok && gok && !intersects(mine, g)
+}
+
 // cpuCount is the number of CPUs in m.
 func cpuCount(m [cpuMaskWords]uint64) int {
 	n := 0

@@ -617,12 +617,19 @@ func (r *runtime) startUser() error {
 			r.logf("user %d: the runtime's %d threads run at nice %d, the application's at its own", r.wrank, n, nice)
 		}
 	}
+	// Lending the core serves a ghost that runs on it: one a launcher
+	// bound to other CPUs never needs it, and a lend would only hand the
+	// core to whoever else shares it (a computing user) for a time slice.
+	lendGhost := lend && !r.ghostApart()
+	if lend && !lendGhost && r.cfg.Verbose >= 2 {
+		r.logf("user %d: does not lend its core: its ghost %d is bound to other CPUs", r.wrank, r.myGhost)
+	}
 	err = user.Start(user.Config{
 		Channel: r.ch, Ghost: r.gctl, World: r.userWorld, WRank: r.wrank, GhostWRank: r.myGhost, NodeID: r.nodeID,
 		Multiple: r.provided == mpi.ThreadMultiple, Tags: r.tags, ExposedUB: r.exposedUB,
 		Progress:   r.pool[commexpand.SlotTagNative],
 		ArenaShift: r.cfg.ArenaShift, SpinIters: wait.Spin, YieldIters: wait.Yield,
-		SleepUS: r.cfg.SleepUS, Lend: lend, NBColl: nbcoll, DirectYield: yield,
+		SleepUS: r.cfg.SleepUS, Lend: lendGhost, NBColl: nbcoll, DirectYield: yield,
 	})
 	problem := ""
 	if err != nil {
