@@ -116,6 +116,36 @@ func TestGhostCoresCPUs(t *testing.T) {
 	assert.Nil(t, GhostCoresCPUs(DefaultLayout, cs, []int{3}))
 }
 
+// ghost-cores shrinks the layout until every ghost has a CPU of its own
+// with one left for the users, keeping the users.
+func TestGhostCoresLayout(t *testing.T) {
+	one := Layout{Nodes: 1, Users: 2, Ghosts: 1}
+	assert.Equal(t, one, GhostCoresLayout(DefaultLayout, 2), "2 CPUs: the ghost on one, both users on the other")
+	assert.Equal(t, DefaultLayout, GhostCoresLayout(DefaultLayout, 3), "a CPU per ghost and one for the users")
+	assert.Equal(t, DefaultLayout, GhostCoresLayout(DefaultLayout, 1), "one CPU: nothing to give (the series is skipped)")
+	assert.Equal(t, Layout{Nodes: 1, Users: 4, Ghosts: 1}, GhostCoresLayout(DefaultGALayout, 2))
+	assert.Equal(t, Layout{Nodes: 2, Users: 3, Ghosts: 1}, GhostCoresLayout(Layout{Nodes: 3, Users: 2, Ghosts: 1}, 3), "users spread evenly")
+	assert.Equal(t, Layout{Nodes: 1, Users: 3, Ghosts: 1}, GhostCoresLayout(Layout{Nodes: 3, Users: 1, Ghosts: 1}, 3), "3 users do not split over 2 nodes")
+	assert.True(t, ghostCoresOf(one, DefaultLayout))
+	assert.True(t, ghostCoresOf(DefaultLayout, DefaultLayout))
+	assert.False(t, ghostCoresOf(Layout{Nodes: 1, Users: 1, Ghosts: 1}, DefaultLayout))
+	// The 1-node layout's job: the ghost alone on CPU 1, and the window
+	// served by it, not by the origin (CSP_RMA_LOCAL=0).
+	r := &Runner{Cfg: Config{BudgetMs: 50, MinIters: 5, MaxIters: 1000, CPUs: []int{0, 1}},
+		Progs: &Programs{C: map[Bench]string{RMA: "/c/osub-rma"}}, Lib: &Lib{Path: "/lib/libcasperii.so"}}
+	r.Cfg.Defaults()
+	cs, _ := LookupMode("cspii")
+	mpi, _ := LookupMode("mpi")
+	gc := Series{Transport: SHM, Compute: Busy, Touch: true, Place: PlaceGhostCores}
+	assert.Equal(t, "mpiexec -n 3 -bind-to user:1,0,0 -genv CSP_NODE_SIZE 3 -genv CSP_NG 1 -genv CSP_STATS 1 -genv CSP_RMA_LOCAL 0 -genv CSP_ASYNC_MODE 'rma|pt2pt' -genv LD_PRELOAD /lib/libcasperii.so /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -w flush -u 20000",
+		ShellQuote(r.Job(RMA, cs, one, gc, []int64{8192}, nil).Argv("mpiexec")))
+	assert.Equal(t, "mpiexec -n 2 -bind-to user:0,0 /c/osub-rma -s 8192 -c busy -t -b 50 -m 4 -i 1000 -w flush -u 20000",
+		ShellQuote(r.Job(RMA, mpi, one, gc, []int64{8192}, nil).Argv("mpiexec")))
+	auto := gc
+	auto.Place = PlaceAuto
+	assert.NotContains(t, ShellQuote(r.Job(RMA, cs, one, auto, []int64{8192}, nil).Argv("mpiexec")), "CSP_RMA_LOCAL", "only the ghost-cores series")
+}
+
 func TestIssue16JobCommands(t *testing.T) {
 	r := &Runner{Cfg: Config{BudgetMs: 50, MinIters: 5, MaxIters: 1000, CPUs: []int{0, 1}},
 		Progs: &Programs{C: map[Bench]string{RMA: "/c/osub-rma", RMAGA: "/c/osub-rma"}},

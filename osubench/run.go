@@ -537,6 +537,9 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	if m.Ghosts() {
 		j.Env = append(j.Env, "CSP_NODE_SIZE="+strconv.Itoa(l.NodeSize()), "CSP_NG="+strconv.Itoa(l.Ghosts), "CSP_STATS=1")
 		j.IsGhost = l.IsGhostRank
+		if s.Place == PlaceGhostCores && oneNodeRMA(b, l) {
+			j.Env = append(j.Env, "CSP_RMA_LOCAL=0")
+		}
 	}
 	if m.Preload && m.AsyncConfig != "" {
 		j.Env = append(j.Env, "CSP_ASYNC_CONFIG="+m.AsyncConfig)
@@ -554,6 +557,11 @@ func (r *Runner) Job(b Bench, m Mode, l Layout, s Series, sizes []int64, extra [
 	j.Env = append(j.Env, c.Genv...)
 	return j
 }
+
+// oneNodeRMA reports whether rma's origin and target (users 0 and 1) share
+// a virtual node of layout l: the library then serves the window in the
+// origins (CSP_RMA_LOCAL), without the ghost.
+func oneNodeRMA(b Bench, l Layout) bool { return b == RMA && l.Users >= 2 }
 
 // cpus are the CPUs PlaceGhostCores splits: Config.CPUs, else this
 // process's affinity.
@@ -615,13 +623,17 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 	}
 	var brs []*BenchResult
 	for _, s := range c.SeriesFor(b) {
-		br := &BenchResult{Bench: b, Series: s, Layout: l, Sizes: c.SizesForSeries(b, s), Skipped: map[string]string{}}
+		sl := l
+		if s.Place == PlaceGhostCores {
+			sl = GhostCoresLayout(l, len(r.cpus()))
+		}
+		br := &BenchResult{Bench: b, Series: s, Layout: sl, Sizes: c.SizesForSeries(b, s), Skipped: map[string]string{}}
 		for _, m := range c.Modes {
-			why := r.skipReason(b, m, l)
+			why := r.skipReason(b, m, sl)
 			if why == "" {
 				why = r.broken[tmKey(s.Transport, m.Name)]
 			}
-			if why == "" && s.Place == PlaceGhostCores && GhostCoresCPUs(l, m, r.cpus()) == nil {
+			if why == "" && s.Place == PlaceGhostCores && GhostCoresCPUs(sl, m, r.cpus()) == nil {
 				why = fmt.Sprintf("placement ghost-cores needs at least 2 CPUs (this process may run on %d)", len(r.cpus()))
 			}
 			if why != "" {
@@ -634,8 +646,14 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 			br.Notes = append(br.Notes, "sleep compute is a secondary series: the target leaves its core to the ghost or progress thread, which no CPU-bound application does")
 		}
 		if s.Place == PlaceGhostCores {
-			if cpus := GhostCoresCPUs(l, Mode{Preload: true}, r.cpus()); cpus != nil {
+			if sl != l {
+				br.Notes = append(br.Notes, fmt.Sprintf("placement ghost-cores: layout %s instead of %s, so that every ghost has a CPU of its own on these %d CPUs", sl, l, len(r.cpus())))
+			}
+			if cpus := GhostCoresCPUs(sl, Mode{Preload: true}, r.cpus()); cpus != nil {
 				br.Notes = append(br.Notes, fmt.Sprintf("placement ghost-cores: world rank -> CPU %s in the ghost modes (the ghosts on CPUs of their own, the users on the others, sharing them if need be); the modes without ghosts bind their users to the users' CPUs (mpiexec -bind-to user:...)", formatInts(cpus)))
+			}
+			if oneNodeRMA(b, sl) {
+				br.Notes = append(br.Notes, "placement ghost-cores: origin and target share a virtual node, whose windows the origins serve themselves; the ghost modes run with CSP_RMA_LOCAL=0, so that the ghost serves them, as this series measures")
 			}
 		}
 		if b == Overlap {
@@ -707,7 +725,7 @@ func (r *Runner) runBench(ctx context.Context, b Bench) []*BenchResult {
 				} else if same && m.Name != "mpi" {
 					br.Notes = append(br.Notes, fmt.Sprintf("rep %d: no mpi result to take the compute from, %s computed its own latency", rep, m.Name))
 				}
-				rec := r.runJob(ctx, br, m, l, br.Sizes, rep, extra)
+				rec := r.runJob(ctx, br, m, br.Layout, br.Sizes, rep, extra)
 				if rec.Error != "" {
 					failures[fkey]++
 					if rec.StartFailed() {

@@ -796,6 +796,26 @@ func DefaultPlacement(benches []Bench) string {
 	return "auto"
 }
 
+// GhostCoresLayout is the layout PlaceGhostCores runs layout l in on
+// ncpu CPUs: l itself where every ghost can have a CPU of its own with one
+// CPU left for the users; else fewer virtual nodes, as many as leave that
+// (at least one), with l's users spread evenly over them. On 2 CPUs the
+// default 2 nodes x (1 user + 1 ghost) become 1 node of 2 users + 1 ghost:
+// the ghost alone on one CPU, both users on the other. Kept at 2 nodes,
+// the origin's ghost would share the users' CPU, polling for the origin's
+// window beside the computing target, which is not the layout the series
+// stands for (a core per ghost).
+func GhostCoresLayout(l Layout, ncpu int) Layout {
+	if ncpu < 2 || l.Nodes*l.Ghosts <= ncpu-1 {
+		return l
+	}
+	n := max(1, (ncpu-1)/max(l.Ghosts, 1))
+	for n > 1 && l.NUsers()%n != 0 {
+		n--
+	}
+	return Layout{Nodes: n, Users: l.NUsers() / n, Ghosts: l.Ghosts}
+}
+
 // GhostCoresCPUs is the CPU of each world rank of a job of mode m in
 // layout l under PlaceGhostCores, on the CPUs cpus: the ghosts take CPUs
 // of their own from the end, one each, the users the others, round robin.

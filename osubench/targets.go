@@ -425,8 +425,14 @@ func rmaTargets(results []*BenchResult, tr Transport, mode string) []Target {
 		DefaultLayout, true, func(t targetCtx) (string, string) {
 			return atSize(t, key, RMATargetSize, func(r float64) bool { return r <= RMAMaxRatio })
 		})
+	// The ghost-cores series runs in the layout that gives every ghost a
+	// CPU of its own on the host (GhostCoresLayout).
+	gcWant := DefaultLayout
+	if br := findSeries(results, RMA, gc); br != nil && ghostCoresOf(br.Layout, DefaultLayout) {
+		gcWant = br.Layout
+	}
 	b := judge(results, tr, "16", mode, RMA, gc, fmt.Sprintf("8K accumulate epoch, target computing busy, ghosts on CPUs of their own, <= %.1fx mpi's with an idle target (%s)", RMAIdleMaxRatio, idle.Label()),
-		DefaultLayout, false, func(t targetCtx) (string, string) {
+		gcWant, false, func(t targetCtx) (string, string) {
 			ref := findSeries(results, RMA, idle)
 			switch {
 			case !hasSize(t.br.Sizes, RMATargetSize):
@@ -448,6 +454,17 @@ func rmaTargets(results []*BenchResult, tr Transport, mode string) []Target {
 			return verdict(r <= RMAIdleMaxRatio, 1), msr + ")"
 		})
 	return []Target{a, b}
+}
+
+// ghostCoresOf reports whether layout got is what GhostCoresLayout makes
+// of def on some number of CPUs.
+func ghostCoresOf(got, def Layout) bool {
+	for n := 2; n <= 2+def.Nodes*def.Ghosts; n++ {
+		if GhostCoresLayout(def, n) == got {
+			return true
+		}
+	}
+	return false
 }
 
 // Issue 15's limits: against plain MPICH in the same series, at every
