@@ -29,7 +29,7 @@ static int init(int required, int *provided)
      * reports it (a ghost before it starts serving); the stop here is for
      * an initialization that failed before the runtime could. */
     if (csp_init_oversubscribed())
-        csp_lend_timer_start();
+        csp_lend_timer_start(1);
     int rc = csp_go_init(required, &prov, &world, &user, &ub);
     int sig, lends;
     csp_lend_timer_stop(&sig, &lends);

@@ -18,15 +18,15 @@
  *                 waits for the scheduler to rotate the spinners.
  *
  * No code of ours runs inside MPICH's loops, so a timer does the lending:
- * a signal every LEND_PERIOD_US whose handler sleeps LEND_US, leaving the
- * core to whoever shares it. The signal is a real-time one nobody handles
+ * a signal whose handler yields the core (MPI_Init) or sleeps, leaving it
+ * to whoever shares it (MPI_Finalize; the periods below say why). The signal is a real-time one nobody handles
  * (its disposition is the default when we look), delivered to this thread
  * only (SIGEV_THREAD_ID), with SA_RESTART, and SA_ONSTACK: while the
  * runtime initializes the handler can interrupt Go code, whose goroutine
  * stack is not the place for a signal frame; Go keeps an alternate signal
  * stack installed on every thread that runs Go code, and C stacks take
- * the frame either way. The handler calls nothing but nanosleep and keeps
- * errno. Once the timer is deleted a signal may still be pending: it is
+ * the frame either way. The handler calls nothing but sched_yield or
+ * nanosleep and keeps errno. Once the timer is deleted a signal may still be pending: it is
  * taken with sigtimedwait while blocked, before the old disposition (the
  * default, which would end the process) returns.
  */
@@ -47,21 +47,40 @@
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
-/* Every LEND_PERIOD_US this thread sleeps LEND_US: half the core goes to
- * the processes that share it. */
+/* In MPI_Finalize, every LEND_PERIOD_US this thread sleeps LEND_US: half
+ * the core goes to the processes that share it, among them a ghost at nice
+ * 19, which a yield would not reliably let run (a nice-0 spinner that
+ * yields is picked again before it: Finalize took 41-237 ms that way
+ * against 10-26). */
 #define LEND_PERIOD_US 1000
 #define LEND_US 500
+/* In MPI_Init every process runs at the same priority, most of them
+ * spinning in a barrier while one still has work: every
+ * LEND_INIT_PERIOD_US this thread yields, which hands the core to a
+ * process that has work and costs nothing where none waits. Sleeping half
+ * of every millisecond instead also took the core from the process with
+ * the work: an empty program's MPI_Init (2 users + 1 ghost on 2 cores,
+ * 5-6 runs each) took 100-121 ms that way, 63-83 ms yielding every 250 us
+ * (one run 147; every 100 us: 75-86; every 1 ms: 85-108); with 2 x (1
+ * user + 1 ghost), medians of 7 interleaved runs 127 ms against 105. */
+#define LEND_INIT_PERIOD_US 250
 
 /* Lends made by the handler since the timer was armed. */
 static volatile sig_atomic_t lends;
+/* The handler yields (MPI_Init) instead of sleeping LEND_US. */
+static volatile sig_atomic_t lend_yields;
 
 static void lend_now(int sig)
 {
     (void)sig;
     int e = errno;
     lends++;
-    struct timespec ts = {0, LEND_US * 1000L};
-    nanosleep(&ts, NULL);
+    if (lend_yields) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, LEND_US * 1000L};
+        nanosleep(&ts, NULL);
+    }
     errno = e;
 }
 
@@ -101,11 +120,13 @@ static int timer_allowed(void)
     return strncmp(v, "off", 3) != 0 && strncmp(v, "0", 1) != 0;
 }
 
-void csp_lend_timer_start(void)
+void csp_lend_timer_start(int yield)
 {
     if (tm.sig || !timer_allowed())
         return;
     lends = 0;
+    lend_yields = yield;
+    long period = yield ? LEND_INIT_PERIOD_US : LEND_PERIOD_US;
     int sig = free_rt_signal();
     if (!sig)
         return;
@@ -119,7 +140,7 @@ void csp_lend_timer_start(void)
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = sig;
     sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
-    struct itimerspec its = {{0, LEND_PERIOD_US * 1000L}, {0, LEND_PERIOD_US * 1000L}};
+    struct itimerspec its = {{0, period * 1000L}, {0, period * 1000L}};
     if (timer_create(CLOCK_MONOTONIC, &sev, &tm.id) != 0) {
         sigaction(sig, &tm.old, NULL);
         return;
@@ -169,7 +190,7 @@ int csp_init_oversubscribed(void)
 int csp_finalize_lending(int *sig, int *nlends, int *rma_rc)
 {
     if (csp_u.lend)
-        csp_lend_timer_start();
+        csp_lend_timer_start(0);
     /* The internal RMA window's free synchronizes with the ghosts, which
      * need the core as much as MPICH's own last barrier does. */
     *rma_rc = csp_rma_finish();

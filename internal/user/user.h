@@ -822,8 +822,10 @@ int csp_coop_waitsome(int n, MPI_Request *reqs, int *outcount, int *idx, MPI_Sta
  * polling in a loop lends the core now and then. */
 void csp_coop_test_miss(void);
 /* ---- lending the core on a timer while MPICH spins (lendtimer.c) ---- */
-/* Sleep half of every millisecond until stopped (this thread only). */
-void csp_lend_timer_start(void);
+/* Lend the core on a timer until stopped (this thread only): yield it
+ * every half millisecond (yield: MPI_Init), or sleep half of every
+ * millisecond (MPI_Finalize). */
+void csp_lend_timer_start(int yield);
 /* Stop it: *sig is the signal that timed it (0: none ran), *lends how
  * often this thread slept. */
 void csp_lend_timer_stop(int *sig, int *lends);
