@@ -36,7 +36,8 @@
 // probe, rma; rma also idle: the target waits in MPI, the reference), shm
 // or tcp transport (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp,self), and for rma
 // the placement (auto, or ghost-cores: mpiexec -bind-to user: gives the
-// ghosts CPUs of their own, the users the others). Every mode runs every
+// ghosts CPUs of their own, the users the others, in fewer virtual nodes
+// where the CPUs do not give every ghost one). Every mode runs every
 // series; ratios compare modes within one series of one run, and every
 // table, CSV row, plot and target is labelled with its series.
 //
