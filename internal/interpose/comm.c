@@ -146,14 +146,32 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 
 /* ---- hints ---- */
 
+/* An info of exactly async_config (and symmetric) on a communicator with a
+ * toggle is taken in C (internal/user/toggle.c). Once MPICH has checked
+ * that info handle in such a call, later ones skip MPICH's own call: MPICH
+ * applies only the hints it registered (MPII_Comm_set_hints, in 4.0.2 as
+ * on its main branch; ch4's UCX and POSIX hooks take none) and keeps no
+ * info to return, so that call would change nothing, and after a phase
+ * that swept the caches it was 10-20% of a switch (docs/design.md section
+ * 10). Every other call goes to MPICH first, for its checks (a handle
+ * never checked may be invalid: reading it would raise the error on
+ * MPI_COMM_WORLD's handler, not the communicator's). */
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     MPI_Comm c = csp_ip_map(comm);
-    int rc = PMPI_Comm_set_info(c, info);
-    if (rc != MPI_SUCCESS || !csp_ip_user)
-        return rc;
+    int rc = MPI_SUCCESS;
     int64_t sum[CSP_AG_N];
-    switch (csp_toggle_set_info(c, info, sum, &rc)) { /* internal/user/toggle.c */
+    enum csp_setinfo how = CSP_SETINFO_RUNTIME;
+    if (csp_ip_user && csp_toggle_checked(info))
+        how = csp_toggle_set_info(c, info, sum, &rc);
+    if (how == CSP_SETINFO_RUNTIME) {
+        rc = PMPI_Comm_set_info(c, info);
+        if (rc != MPI_SUCCESS || !csp_ip_user)
+            return rc;
+        if ((how = csp_toggle_set_info(c, info, sum, &rc)) != CSP_SETINFO_RUNTIME)
+            csp_toggle_check(info);
+    }
+    switch (how) {
     case CSP_SETINFO_DONE:
         return MPI_SUCCESS;
     case CSP_SETINFO_FAILED:

@@ -53,6 +53,22 @@ int64_t csp_mono_ns(void)
 
 static struct csp_toggle *lookup(MPI_Comm comm) { return csp_commtab_find(&tab, comm); }
 
+/* The last two info handles MPICH checked in an MPI_Comm_set_info this
+ * file then took (interpose/comm.c skips MPICH's call for them). A handle
+ * freed and made again names a valid info all the same; one freed and
+ * passed again is the program's error, as it would be under MPICH. */
+static MPI_Info checked[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+
+int csp_toggle_checked(MPI_Info info) { return info != MPI_INFO_NULL && (checked[0] == info || checked[1] == info); }
+
+void csp_toggle_check(MPI_Info info)
+{
+    if (info != MPI_INFO_NULL && !csp_toggle_checked(info)) {
+        checked[1] = checked[0];
+        checked[0] = info;
+    }
+}
+
 static int unread(const struct csp_toggle *t) { return t->switches != 0 || t->set >= 0; }
 
 int csp_toggle_publish(const struct csp_toggle *t)

@@ -432,12 +432,17 @@ extern uint32_t csp_toggle_unread;
 /* Copy comm's toggle into *out and mark it read (returns 1 if there was one). */
 int csp_toggle_read(MPI_Comm comm, struct csp_toggle *out);
 enum csp_setinfo { CSP_SETINFO_RUNTIME, CSP_SETINFO_DONE, CSP_SETINFO_AGREED, CSP_SETINFO_FAILED };
-/* MPI_Comm_set_info(comm, info) after MPICH's: DONE if it is finished
+/* MPI_Comm_set_info(comm, info) after MPICH's (or instead, for an info
+ * MPICH checked before: csp_toggle_checked): DONE if it is finished
  * here; AGREED if the agreement is summed into sum but the runtime must
  * decide (csp_go_comm_set_info_agreed); RUNTIME if the runtime must do
  * everything (the agreement included); FAILED if the agreement failed
  * with MPI error *rc. Collective over comm. */
 enum csp_setinfo csp_toggle_set_info(MPI_Comm comm, MPI_Info info, int64_t sum[CSP_AG_N], int *rc);
+/* Has MPICH checked info in an MPI_Comm_set_info the toggle then took
+ * (csp_toggle_check records it)? */
+int csp_toggle_checked(MPI_Info info);
+void csp_toggle_check(MPI_Info info);
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t csp_mono_ns(void);
 
