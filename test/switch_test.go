@@ -112,6 +112,11 @@ func TestSwitchRoute(t *testing.T) {
 				require.GreaterOrEqual(t, n, int64(8), "rank %d: every flip that found the route quiet: %s", r, s.Fields.Line())
 				require.GreaterOrEqual(t, inC, int64(4), "rank %d: the symmetric and hints flips at least: %s", r, s.Fields.Line())
 				require.Less(t, inC, n, "rank %d: the first set_info is the runtime's: %s", r, s.Fields.Line())
+				// An info MPICH checked once goes without MPICH's call
+				// (internal/interpose/comm.c).
+				noMPICH, ok := s.Fields.Int("set_info_without_mpich")
+				require.True(t, ok, "rank %d: %s", r, s.Fields.Line())
+				require.Positive(t, noMPICH, "rank %d: %s", r, s.Fields.Line())
 			}
 		})
 	}

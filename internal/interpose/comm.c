@@ -162,8 +162,9 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     int rc = MPI_SUCCESS;
     int64_t sum[CSP_AG_N];
     enum csp_setinfo how = CSP_SETINFO_RUNTIME;
-    if (csp_ip_user && csp_toggle_checked(info))
-        how = csp_toggle_set_info(c, info, sum, &rc);
+    if (csp_ip_user && csp_toggle_checked(info) &&
+        (how = csp_toggle_set_info(c, info, sum, &rc)) != CSP_SETINFO_RUNTIME)
+        csp_u.n_setinfo_c++;
     if (how == CSP_SETINFO_RUNTIME) {
         rc = PMPI_Comm_set_info(c, info);
         if (rc != MPI_SUCCESS || !csp_ip_user)

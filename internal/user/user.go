@@ -211,6 +211,9 @@ type Stats struct {
 	// DirectYields: yields of the core by waits on MPICH (coop.c:
 	// yield_until).
 	DirectYields uint64
+	// SetInfoC: MPI_Comm_set_info calls taken in C without MPICH's own
+	// (internal/interpose/comm.c, an info MPICH checked before).
+	SetInfoC uint64
 }
 
 // CurrentStats returns this process's counters.
@@ -218,7 +221,7 @@ func CurrentStats() Stats {
 	u := &C.csp_u
 	return Stats{Isend: uint64(u.n_isend), Irecv: uint64(u.n_irecv), Direct: uint64(u.n_direct),
 		Bounce: uint64(u.n_bounce), Held: uint64(u.n_held), Yields: uint64(u.n_yields), Sleeps: uint64(u.n_sleeps), Probes: uint64(u.n_probe), Lends: uint64(u.n_lends),
-		ProbesPolled: uint64(u.n_probe_polled), DirectYields: uint64(u.n_yields_direct)}
+		ProbesPolled: uint64(u.n_probe_polled), DirectYields: uint64(u.n_yields_direct), SetInfoC: uint64(u.n_setinfo_c)}
 }
 
 // DropPolledProbe waits for the probe a polling MPI_Iprobe left with the

@@ -249,6 +249,7 @@ struct csp_user {
     /* statistics (CSP_STATS) */
     uint64_t n_isend, n_irecv, n_direct, n_bounce, n_held, n_yields, n_sleeps, n_probe, n_lends;
     uint64_t n_yields_direct; /* yields of a wait on MPICH (coop.c: yield_until) */
+    uint64_t n_setinfo_c;     /* MPI_Comm_set_info taken without MPICH's call (interpose/comm.c) */
     uint64_t n_probe_polled; /* MPI_Iprobe calls answered without waiting for the ghost */
 };
 
