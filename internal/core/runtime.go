@@ -290,8 +290,8 @@ func (r *runtime) reportSteps(call string, s *callSteps) {
 // MPI_Init started on an oversubscribed host, and says how often the
 // process lent it (CSP_VERBOSE=2).
 func (r *runtime) stopInitLending() {
-	if sig, lends := user.StopInitLending(); sig != 0 {
-		r.verbosef(2, "rank %d: MPI_Init: lent the core %d times (timer signal %d)", r.wrank, lends, sig)
+	if sig, lends, yields := user.StopInitLending(); sig != 0 {
+		r.verbosef(2, "rank %d: MPI_Init: lent the core %d times, %d by yielding (timer signal %d)", r.wrank, lends, yields, sig)
 	}
 }
 

@@ -65,8 +65,9 @@
  * user + 1 ghost), medians of 7 interleaved runs 127 ms against 105. */
 #define LEND_INIT_PERIOD_US 250
 
-/* Lends made by the handler since the timer was armed. */
-static volatile sig_atomic_t lends;
+/* Lends made by the handler since the timer was armed, and how many of
+ * them yielded. */
+static volatile sig_atomic_t lends, yields;
 /* The handler yields (MPI_Init) instead of sleeping LEND_US. */
 static volatile sig_atomic_t lend_yields;
 
@@ -76,6 +77,7 @@ static void lend_now(int sig)
     int e = errno;
     lends++;
     if (lend_yields) {
+        yields++;
         sched_yield();
     } else {
         struct timespec ts = {0, LEND_US * 1000L};
@@ -124,7 +126,7 @@ void csp_lend_timer_start(int yield)
 {
     if (tm.sig || !timer_allowed())
         return;
-    lends = 0;
+    lends = yields = 0;
     lend_yields = yield;
     long period = yield ? LEND_INIT_PERIOD_US : LEND_PERIOD_US;
     int sig = free_rt_signal();
@@ -152,6 +154,8 @@ void csp_lend_timer_start(int yield)
     }
     tm.sig = sig;
 }
+
+int csp_lend_timer_yields(void) { return (int)yields; }
 
 void csp_lend_timer_stop(int *sig, int *nlends)
 {

@@ -257,11 +257,12 @@ func Finish() error {
 // StopInitLending stops the timer that lends this process's core while
 // MPI and the runtime initialize on an oversubscribed host (lendtimer.c,
 // started by the interposer's MPI_Init). It returns the real-time signal
-// that timed it (0: none) and how many times the process lent its core.
-func StopInitLending() (sig, lends int) {
+// that timed it (0: none), how many times the process lent its core, and
+// how many of those lends yielded it (the rest slept).
+func StopInitLending() (sig, lends, yields int) {
 	var s, n C.int
 	C.csp_lend_timer_stop(&s, &n)
-	return int(s), int(n)
+	return int(s), int(n), int(C.csp_lend_timer_yields())
 }
 
 // FinalizeMPI frees the internal RMA window (rma.h; collective with the

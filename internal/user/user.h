@@ -835,6 +835,8 @@ void csp_lend_timer_start(int yield);
 /* Stop it: *sig is the signal that timed it (0: none ran), *lends how
  * often this thread slept. */
 void csp_lend_timer_stop(int *sig, int *lends);
+/* How many of the last timer's lends yielded (the rest slept). */
+int csp_lend_timer_yields(void);
 /* Does the launcher say this host runs more processes than we may use
  * CPUs (known before MPI_Init)? */
 int csp_init_oversubscribed(void);
