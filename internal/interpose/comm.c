@@ -154,8 +154,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
  * info to return, so that call would change nothing, and after a phase
  * that swept the caches it was 10-20% of a switch (docs/design.md section
  * 10). Every other call goes to MPICH first, for its checks (a handle
- * never checked may be invalid: reading it would raise the error on
- * MPI_COMM_WORLD's handler, not the communicator's). */
+ * never checked may be invalid, and reading it first would report MPICH's
+ * error from MPI_Info_get_nkeys, a call the program never made). */
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     MPI_Comm c = csp_ip_map(comm);

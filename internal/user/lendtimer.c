@@ -19,15 +19,16 @@
  *
  * No code of ours runs inside MPICH's loops, so a timer does the lending:
  * a signal whose handler yields the core (MPI_Init) or sleeps, leaving it
- * to whoever shares it (MPI_Finalize; the periods below say why). The signal is a real-time one nobody handles
- * (its disposition is the default when we look), delivered to this thread
- * only (SIGEV_THREAD_ID), with SA_RESTART, and SA_ONSTACK: while the
- * runtime initializes the handler can interrupt Go code, whose goroutine
- * stack is not the place for a signal frame; Go keeps an alternate signal
- * stack installed on every thread that runs Go code, and C stacks take
- * the frame either way. The handler calls nothing but sched_yield or
- * nanosleep and keeps errno. Once the timer is deleted a signal may still be pending: it is
- * taken with sigtimedwait while blocked, before the old disposition (the
+ * to whoever shares it (MPI_Finalize; the periods below say why). The
+ * signal is a real-time one nobody handles (its disposition is the
+ * default when we look), delivered to this thread only (SIGEV_THREAD_ID),
+ * with SA_RESTART, and SA_ONSTACK: while the runtime initializes the
+ * handler can interrupt Go code, whose goroutine stack is not the place
+ * for a signal frame; Go keeps an alternate signal stack installed on
+ * every thread that runs Go code, and C stacks take the frame either way.
+ * The handler calls nothing but sched_yield or nanosleep and keeps errno.
+ * Once the timer is deleted a signal may still be pending: it is taken
+ * with sigtimedwait while blocked, before the old disposition (the
  * default, which would end the process) returns.
  */
 #define _GNU_SOURCE
