@@ -963,6 +963,8 @@ static void autofence(void)
     result("auto", ok);
 }
 
+static void idle(double ms);
+
 static void autopassive(void)
 {
     long *base;
@@ -992,6 +994,12 @@ static void autopassive(void)
             if (busy)
                 spin(5);
         }
+        /* The idle phase's 30 epochs back to back can take under a
+         * millisecond on a fast host, a profile too short to decide
+         * (rmaauto.c: CSP_RMA_AUTO_BASE_US): its targets also wait in
+         * MPI for a while, as idle ones do. */
+        if (!busy)
+            idle(5);
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Win_set_info(w, sym); /* the members agree here */
         effect(w, phase);
