@@ -66,9 +66,8 @@
  * user + 1 ghost), medians of 7 interleaved runs 127 ms against 105. */
 #define LEND_INIT_PERIOD_US 250
 
-/* Lends made by the handler since the timer was armed, and how many of
- * them yielded. */
-static volatile sig_atomic_t lends, yields;
+/* Lends made by the handler since the timer was armed. */
+static volatile sig_atomic_t lends;
 /* The handler yields (MPI_Init) instead of sleeping LEND_US. */
 static volatile sig_atomic_t lend_yields;
 
@@ -78,7 +77,6 @@ static void lend_now(int sig)
     int e = errno;
     lends++;
     if (lend_yields) {
-        yields++;
         sched_yield();
     } else {
         struct timespec ts = {0, LEND_US * 1000L};
@@ -127,7 +125,7 @@ void csp_lend_timer_start(int yield)
 {
     if (tm.sig || !timer_allowed())
         return;
-    lends = yields = 0;
+    lends = 0;
     lend_yields = yield;
     long period = yield ? LEND_INIT_PERIOD_US : LEND_PERIOD_US;
     int sig = free_rt_signal();
@@ -156,7 +154,7 @@ void csp_lend_timer_start(int yield)
     tm.sig = sig;
 }
 
-int csp_lend_timer_yields(void) { return (int)yields; }
+int csp_lend_timer_yields(void) { return lend_yields ? (int)lends : 0; }
 
 void csp_lend_timer_stop(int *sig, int *nlends)
 {
