@@ -17,7 +17,8 @@ import (
 // choice offloaded such ping-pongs and lost. Compute between post and
 // wait counts in full, polls (MPI_Testall) keep the window open, and a
 // blocking call's own post is inside the call. Every exchange's data is
-// checked.
+// checked. The windows' samples (the thread's CPU clock read at the ends
+// of one long window in four) tell compute on the CPU from sleep.
 func TestInflightWindow(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_inflight"), Args: []string{"100"},
@@ -38,5 +39,18 @@ func TestInflightWindow(t *testing.T) {
 		require.GreaterOrEqual(t, num(f, "overlap_us"), 180.0, "200 us of compute between post and wait: %s", f.Line())
 		require.GreaterOrEqual(t, num(f, "poll_us"), 180.0, "4 x 50 us between polls: %s", f.Line())
 		require.Less(t, num(f, "blocking_us"), 20.0, "the compute before a blocking call is not in flight: %s", f.Line())
+		require.GreaterOrEqual(t, num(f, "sleep_us"), 180.0, "200 us asleep between post and wait: %s", f.Line())
+		// The samples (one window in four of 20 us or more): a quarter
+		// of 100 windows of about 200 us each, and what the thread did
+		// in them, on the CPU or asleep.
+		for _, pat := range []string{"overlap", "sleep"} {
+			require.GreaterOrEqual(t, num(f, pat+"_sampled_us"), 15*180.0, "%s: about one window in four sampled: %s", pat, f.Line())
+		}
+		// Off the CPU while computing is time taken by other processes
+		// (the run queue: 29% in one run here), which the samples cannot
+		// tell from sleep and the estimate takes off from the epoch's
+		// schedstat; asleep, 0.93-0.95 here.
+		require.Less(t, num(f, "overlap_idle"), 0.5, "compute on the CPU in the windows: %s", f.Line())
+		require.Greater(t, num(f, "sleep_idle"), num(f, "overlap_idle")+0.3, "asleep in the windows: %s", f.Line())
 	}
 }

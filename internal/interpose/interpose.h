@@ -89,7 +89,7 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
     do {                                                                                           \
         if (__builtin_expect(!csp_u.prof, 1))                                                      \
             return (call);                                                                         \
-        uint64_t t_ = csp_prof_now();                                                              \
+        uint64_t t_ = csp_prof_enter();                                                            \
         int rc_ = (call);                                                                          \
         end(t_);                                                                                   \
         return rc_;                                                                                \
@@ -108,7 +108,7 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
 #define CSP_IP_TIMED_FN_BY(end, name, params, call)                                                \
     static __attribute__((noinline)) int name params                                               \
     {                                                                                              \
-        uint64_t t_ = csp_prof_now();                                                              \
+        uint64_t t_ = csp_prof_enter();                                                            \
         int rc_ = (call);                                                                          \
         end(t_);                                                                                   \
         return rc_;                                                                                \

@@ -84,6 +84,19 @@ int csp_test_profile(uint64_t *mpi_ns, uint64_t *win_ns, uint64_t *waits)
     return 0;
 }
 
+/* csp_test_profile_samples reads the sampled windows (prof.c): their
+ * summed length and the thread's CPU time in them, nanoseconds; -1 while
+ * the profile is off. */
+int csp_test_profile_samples(uint64_t *win_ns, uint64_t *cpu_ns)
+{
+    if (!csp_u.on || !csp_u.prof)
+        return -1;
+    double rate = csp_prof_ns_per_tick();
+    *win_ns = (uint64_t)((double)__atomic_load_n(&csp_u.prof_samp_win_t, __ATOMIC_RELAXED) * rate);
+    *cpu_ns = __atomic_load_n(&csp_u.prof_samp_cpu_ns, __ATOMIC_RELAXED);
+    return 0;
+}
+
 /* csp_test_locate finds [p, p+n) in the shared heap: 1 and its segment and
  * offset, 0 if it is not there (a send from it would be bounced). */
 int csp_test_locate(const void *p, uint64_t n, uint32_t *seg, uint64_t *off)

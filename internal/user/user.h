@@ -215,6 +215,20 @@ struct csp_user {
      * when the open window began (0: none open). */
     uint64_t prof_win_t;
     uint64_t prof_post_t;
+    /* Sampled windows (csp_prof_posted): of the windows at least
+     * prof_samp_min ticks long (set by route.go; 0: none sampled), every
+     * CSP_PROF_SAMPLE_EVERY-th has the thread's CPU clock read at its
+     * ends: their summed length in ticks and CPU time in nanoseconds,
+     * whose difference is the time the application left its core while
+     * its messages were in flight. prof_post_cpu: the CPU clock when the
+     * open window began, if it is sampled (0: not sampled). */
+    uint64_t prof_samp_win_t;
+    uint64_t prof_samp_cpu_ns;
+    uint64_t prof_post_cpu;
+    uint64_t prof_end_cpu; /* the CPU clock at the waiting call's entry */
+    uint64_t prof_samp_min;
+    uint64_t prof_last_win;  /* the last window's length in ticks        */
+    uint32_t prof_samp_skip; /* long windows until the next sampled one */
     uint64_t prof_tick0, prof_ns0; /* the clocks read together at MPI_Init  */
 
     /* Windows of this process whose lock word its ghost watches
@@ -539,9 +553,24 @@ static inline void csp_prof_add(uint64_t *ctr, uint64_t v)
     else
         *ctr += v;
 }
+/* Sampling the CPU time of windows (prof.c): at the open of a window
+ * that follows a long one, and at the close of a sampled one. */
+void csp_prof_sample_open(void);
+void csp_prof_sample_end(void);
+void csp_prof_sampled(uint64_t win);
+#define CSP_PROF_SAMPLE_EVERY 4
+/* The clock at the entry of a call that may wait, prof set; a sampled
+ * window's CPU time ends here (the first such entry: a wait's own
+ * csp_prof_begin inside the interposer's bracket is later). */
+static inline uint64_t csp_prof_enter(void)
+{
+    if (__builtin_expect(csp_u.prof_post_cpu != 0 && csp_u.prof_end_cpu == 0, 0))
+        csp_prof_sample_end();
+    return csp_prof_now();
+}
 /* Around an MPI call that may wait: t = csp_prof_begin(); ...;
  * csp_prof_end(t). One test while profiling is off. */
-static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_now() : 0; }
+static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_enter() : 0; }
 static inline void csp_prof_end(uint64_t t0)
 {
     if (t0) {
@@ -555,8 +584,12 @@ static inline void csp_prof_end(uint64_t t0)
         uint64_t p = __atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED);
         if (p) {
             __atomic_store_n(&csp_u.prof_post_t, 0, __ATOMIC_RELAXED);
-            if (p < t0)
+            if (p < t0) {
                 csp_prof_add(&csp_u.prof_win_t, t0 - p);
+                csp_u.prof_last_win = t0 - p;
+                if (__builtin_expect(csp_u.prof_post_cpu != 0, 0))
+                    csp_prof_sampled(t0 - p);
+            }
         }
     }
 }
@@ -576,8 +609,11 @@ static inline void csp_prof_end_poll(uint64_t t0)
  * none is open. */
 static inline void csp_prof_posted(void)
 {
-    if (__atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED) == 0)
+    if (__atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED) == 0) {
         __atomic_store_n(&csp_u.prof_post_t, csp_prof_now(), __ATOMIC_RELAXED);
+        if (__builtin_expect(csp_u.prof_last_win >= csp_u.prof_samp_min && csp_u.prof_samp_min, 0))
+            csp_prof_sample_open();
+    }
 }
 static inline void csp_prof_end_coll(uint64_t t0)
 {

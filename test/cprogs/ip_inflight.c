@@ -16,11 +16,16 @@
  *             polls keep the window open
  *   blocking  MPI_Sendrecv with 200 us of compute before it: a blocking
  *             call's own post is inside the call
+ *   sleep     post, 200 us of nanosleep, MPI_Waitall
  *
  * Output per rank: "inflight rank=<r> touch_us=<t> pingpong_us=<w>
- * overlap_us=<w> poll_us=<w> blocking_us=<w> ok=<0|1>", each w the window
- * per iteration, touch_us the program's own touch time per iteration; ok:
- * every exchange's data arrived. The hook is found with dlsym; without
+ * overlap_us=<w> poll_us=<w> blocking_us=<w> sleep_us=<w>
+ * overlap_sampled_us=<s> overlap_idle=<i> sleep_sampled_us=<s>
+ * sleep_idle=<i> ok=<0|1>", each w the window per iteration, touch_us the
+ * program's own touch time per iteration, s the sampled windows' length
+ * in all (prof.c: every fourth window of 20 us or more has the thread's
+ * CPU clock read at its ends) and i the share of it off the CPU; ok:
+ * every exchange's data arrived. The hooks are found with dlsym; without
  * the library, or with the profile off, the program prints "inflight
  * rank=<r> hook=0".
  */
@@ -31,10 +36,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SIZE (256 * 1024)
+#define PATTERNS 5
 
 static int (*prof_hook)(uint64_t *, uint64_t *, uint64_t *);
+static int (*samples_hook)(uint64_t *, uint64_t *);
+
+/* The sampled windows so far: length and CPU time, microseconds. */
+static void samples(double *win_us, double *cpu_us)
+{
+    uint64_t w = 0, c = 0;
+    if (samples_hook)
+        samples_hook(&w, &c);
+    *win_us = (double)w / 1e3;
+    *cpu_us = (double)c / 1e3;
+}
 
 static double window_us(void)
 {
@@ -80,6 +98,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     peer = rank ^ 1;
     prof_hook = (int (*)(uint64_t *, uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "csp_test_profile");
+    samples_hook = (int (*)(uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "csp_test_profile_samples");
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "wildcard_used", "none");
@@ -96,10 +115,11 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Request q[2];
-    double w[4], touch_us = 0;
-    for (int pat = 0; pat < 4; pat++) {
+    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], touch_us = 0;
+    for (int pat = 0; pat < PATTERNS; pat++) {
         MPI_Barrier(comm);
-        double w0 = window_us();
+        double w0 = window_us(), sw0, sc0;
+        samples(&sw0, &sc0);
         for (int i = 0; i < iters; i++) {
             fill(i);
             switch (pat) {
@@ -113,6 +133,10 @@ int main(int argc, char **argv)
                 MPI_Isend(sbuf, SIZE, MPI_BYTE, peer, 1, comm, &q[1]);
                 if (pat == 1)
                     compute(200);
+                if (pat == 4) {
+                    struct timespec ts = {0, 200 * 1000};
+                    nanosleep(&ts, NULL);
+                }
                 for (int k = 0; pat == 2 && k < 4; k++) {
                     int flag;
                     compute(50);
@@ -123,12 +147,19 @@ int main(int argc, char **argv)
             check(i);
         }
         w[pat] = (window_us() - w0) / iters;
+        samples(&sw[pat], &sc[pat]);
+        sw[pat] -= sw0;
+        sc[pat] -= sc0;
         if (pat == 0)
             touch_us = touch_s / iters * 1e6;
     }
+    double idle[PATTERNS];
+    for (int pat = 0; pat < PATTERNS; pat++)
+        idle[pat] = sw[pat] > 0 ? (sw[pat] - sc[pat]) / sw[pat] : -1;
     printf("inflight rank=%d touch_us=%.2f pingpong_us=%.2f overlap_us=%.2f poll_us=%.2f "
-           "blocking_us=%.2f ok=%d\n",
-           rank, touch_us, w[0], w[1], w[2], w[3], ok);
+           "blocking_us=%.2f sleep_us=%.2f overlap_sampled_us=%.1f overlap_idle=%.3f "
+           "sleep_sampled_us=%.1f sleep_idle=%.3f ok=%d\n",
+           rank, touch_us, w[0], w[1], w[2], w[3], w[4], sw[1], idle[1], sw[4], idle[4], ok);
     free(sbuf);
     free(rbuf);
     MPI_Comm_free(&comm);
