@@ -211,3 +211,56 @@ func TestEpochThreadTimes(t *testing.T) {
 		}
 	}
 }
+
+// The windows' samples (internal/user/prof.c): where they cover the time
+// in flight, the idle time the ghost can have is measured in the windows
+// themselves, not spread over the application's time. Epochs of
+// osubench's overlap loop with sleep compute (CSP_VERBOSE=4, 2026-11-28):
+// at 1 MiB the application touches its buffers outside the windows and
+// sleeps inside them, and static offload gained 28-35% per epoch; at 64
+// KiB the sleep is mostly the system call's own CPU time, and offload
+// loses.
+func TestAutoWindowSamples(t *testing.T) {
+	shared, _ := newModel(Config{}, true, false)
+	const mib = 1 << 20
+	sleep1M := epoch{wallUS: 26354, mpiUS: 8274, collUS: 737, cpuUS: 15736, queueUS: 140, winUS: 13149,
+		sampWinUS: 3311, sampCPUUS: 660, waits: 105}
+	share, ok := sleep1M.idleShare()
+	require.True(t, ok)
+	require.InDelta(t, 1-660.0/3311-140.0/26354, share, 1e-9)
+	mem := -1.0
+	sampled := shared.net(sleep1M, false, 105, 105*mib, &mem, xferTimes{})
+	require.Greater(t, sampled, autoStrongPhase*sleep1M.wallUS, "1 MiB asleep in the windows: %+.0f us over %.0f", sampled, sleep1M.wallUS)
+	spread := sleep1M
+	spread.sampWinUS, spread.sampCPUUS = 0, 0
+	_, ok = spread.idleShare()
+	require.False(t, ok, "no samples")
+	mem = -1
+	even := shared.net(spread, false, 105, 105*mib, &mem, xferTimes{})
+	require.Less(t, even, sampled-0.05*sleep1M.wallUS, "the idle time spread over the application's time says less: %+.0f", even)
+	few := sleep1M
+	few.sampWinUS, few.sampCPUUS = 0.05*few.winUS, 0
+	_, ok = few.idleShare()
+	require.False(t, ok, "samples of 5% of the time in flight do not speak for it")
+
+	sleep64K := epoch{wallUS: 18489, mpiUS: 3971, collUS: 456, cpuUS: 16819, queueUS: 105, winUS: 12383,
+		sampWinUS: 3274, sampCPUUS: 2748, waits: 520}
+	mem = -1
+	require.Less(t, shared.net(sleep64K, false, 520, 520*65536, &mem, xferTimes{}), 0.0, "64 KiB: the sleeps are mostly the system call's CPU")
+
+	busy1M := sleep1M
+	busy1M.sampCPUUS, busy1M.cpuUS = busy1M.sampWinUS, busy1M.wallUS-busy1M.mpiUS
+	mem = -1
+	require.Less(t, shared.net(busy1M, false, 105, 105*mib, &mem, xferTimes{}), 0.0, "compute on the CPU in the windows")
+
+	// Fully overlapped, the route's extra costs only the hand-offs: the
+	// same epoch with twice the windows' idle time gains more than the
+	// waits it hides less those.
+	long := sleep1M
+	long.winUS, long.wallUS = 2*long.winUS, long.wallUS+long.winUS
+	mem = -1
+	n := 105.0
+	d, _ := shared.table.At(mib)
+	require.Greater(t, shared.net(long, false, 105, 105*mib, &mem, xferTimes{}), long.mpiUS-n*(shared.handoffUS+1),
+		"everything moved while the user slept: the wait hidden, less a hand-off per message (direct transfer %.0f us)", d)
+}

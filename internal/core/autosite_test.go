@@ -281,7 +281,7 @@ func TestLearnXfer(t *testing.T) {
 	// One member's epoch, both members' sums (the peer's the same).
 	epochOf := func(on bool, e epoch) []int64 {
 		t.Helper()
-		net, asXfer, _ := m.net(md, e, n, n*size, siteKey{})
+		net, asXfer, _, _ := m.net(md, e, n, n*size, siteKey{})
 		v := make([]int64, evFields)
 		v[evPresent], v[evUnmatched] = 2, 1 // not quiescent: nothing is taken
 		v[evNet], v[evNetXfer], v[evWall], v[evMsgs], v[evWaits] = 2*int64(net), 2*int64(asXfer), 2*int64(e.wallUS), 2*n, 2*n
@@ -289,7 +289,7 @@ func TestLearnXfer(t *testing.T) {
 		return v
 	}
 	pp := epoch{wallUS: n * 214, mpiUS: n * 200, cpuUS: n * 120, waits: n, winUS: n * 0.5}
-	net, asXfer, _ := m.net(md, pp, n, n*size, siteKey{})
+	net, asXfer, _, _ := m.net(md, pp, n, n*size, siteKey{})
 	require.Greater(t, net, autoTheta*pp.wallUS, "by the table, a wait of 25 transfers is a stall")
 	require.Less(t, asXfer, 0.0, "as the transfer it is, no gain")
 	v := epochOf(false, pp)
@@ -368,15 +368,72 @@ func TestAutoMeasuredGain(t *testing.T) {
 	mem := m.site(k).offWait
 	alone := md.net(on, true, 4, 16*mib, &mem, xferTimes{})
 	require.Less(t, alone, 0.0, "the model alone: %+.0f", alone)
-	net, _, unc := m.net(md, on, 4, 16*mib, k)
+	net, _, unc, _ := m.net(md, on, 4, 16*mib, k)
 	require.False(t, unc)
 	require.InDelta(t, 4*5250-19000, net, 1, "the waits shrank by 2 ms")
 	// No memory at these sizes (the communicator's is of 8 B ping-pongs):
 	// the model's estimate stands.
 	m2 := &commState{auto: true, offWait: 0.3, offClass: sizeClass(1, 8), plan: commexpand.Plan{Algorithm: info.TagEncoding}}
-	net2, _, unc2 := m2.net(md, on, 4, 16*mib, siteKey{})
+	net2, _, unc2, _ := m2.net(md, on, 4, 16*mib, siteKey{})
 	require.True(t, unc2)
 	mem2 := 0.3
 	require.InDelta(t, md.net(on, true, 4, 16*mib, &mem2, xferTimes{}), net2, 1)
 	require.Less(t, net2, 0.0)
+}
+
+// A phase run on both routes is judged by what its epochs took on each
+// (autosite.go: net's measured), from its second offloaded epoch on: a
+// loss beyond the band is the verdict and counts as a failure of the
+// phase; within the band the model's estimate stands.
+func TestPhaseMeasured(t *testing.T) {
+	md, err := newModel(Config{}, true, false)
+	require.NoError(t, err)
+	const mib = 1 << 20
+	k := siteKey{site: 0x700, prev: sizeClass(1, mib)}
+	m := &commState{auto: true, offWait: -1}
+	direct := epoch{wallUS: 25000, mpiUS: 8000, cpuUS: 15000, waits: 100, winUS: 12000}
+	_, _, _, measured := m.net(md, direct, 100, 100*mib, k)
+	require.False(t, measured, "direct: nothing to measure against")
+	require.InDelta(t, 250.0, m.sites[k].directWall, 1e-9, "the direct route's wall time per message")
+
+	m.plan = commexpand.Plan{Algorithm: info.TagEncoding}
+	slower := epoch{wallUS: 30000, mpiUS: 2000, sleepUS: 1900, cpuUS: 6000, waits: 100, winUS: 12000}
+	_, _, _, measured = m.net(md, slower, 100, 100*mib, k)
+	require.False(t, measured, "the first offloaded epoch carries first touches")
+	net, asXfer, _, measured := m.net(md, slower, 100, 100*mib, k)
+	require.True(t, measured)
+	require.InDelta(t, 25000-30000, net, 1e-9, "a loss of 20%%, measured")
+	require.Equal(t, net, asXfer)
+
+	even := slower
+	even.wallUS = 24900
+	net, _, _, measured = m.net(md, even, 100, 100*mib, k)
+	require.True(t, measured)
+	require.Greater(t, net, 100.0+autoTheta*even.wallUS, "within the band the estimate stands (here above the 100 us measured)")
+
+	// A measured loss fails the phase even on a fresh route (the phase
+	// switched on at its collective): more verdicts before the next try.
+	m.fresh, m.measured = true, true
+	m.learnSite(k, -1, true)
+	require.Equal(t, 1, m.sites[k].failures)
+	m.fresh, m.measured = true, false
+	m.learnSite(k, -1, true)
+	require.Equal(t, 1, m.sites[k].failures, "a fresh route's loss by the model is the first touches'")
+}
+
+// An epoch that wants offload strongly counts twice for its own phase's
+// memory whatever came before it (strongPhase), but not for the
+// communicator's next epoch (strong, which needs the last verdict not
+// against offload).
+func TestStrongPhase(t *testing.T) {
+	m := &commState{auto: true, offWait: -1}
+	k := siteKey{site: 0x800, prev: 20}
+	m.strongPhase = true
+	m.learnSite(k, 1, false)
+	require.Equal(t, 1, m.predictSite(k), "one strong verdict predicts its phase")
+	m.learnSite(k, -1, true)
+	require.Equal(t, 0, m.predictSite(k))
+	m.strongPhase = false
+	m.learnSite(k, 1, false)
+	require.Equal(t, 0, m.predictSite(k), "one ordinary verdict does not")
 }

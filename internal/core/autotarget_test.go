@@ -141,16 +141,16 @@ func TestAutoUncertain(t *testing.T) {
 	const mib = 1 << 20
 	m := &commState{auto: true, plan: commexpand.Plan{Algorithm: info.NoOffload}, onPlan: on, offWait: -1}
 	k1 := siteKey{site: 0x300, prev: sizeClass(4, 4*mib)}
-	_, _, unc := m.net(md, epoch{wallUS: 9500, mpiUS: 9200, cpuUS: 300, waits: 4}, 4, 4*mib, k1)
+	_, _, unc, _ := m.net(md, epoch{wallUS: 9500, mpiUS: 9200, cpuUS: 300, waits: 4}, 4, 4*mib, k1)
 	require.False(t, unc, "off: measured, not judged")
 	require.Equal(t, sizeClass(4, 4*mib), m.offClass)
 	m.plan = on
 	onEp := epoch{wallUS: 5000, mpiUS: 4700, sleepUS: 4500, cpuUS: 300, waits: 4}
-	_, _, unc = m.net(md, onEp, 4, 4*mib, siteKey{site: 0x301, prev: 3})
+	_, _, unc, _ = m.net(md, onEp, 4, 4*mib, siteKey{site: 0x301, prev: 3})
 	require.False(t, unc, "on at the size of the memory")
-	_, _, unc = m.net(md, onEp, 4, 16*mib, siteKey{site: 0x301, prev: 3})
+	_, _, unc, _ = m.net(md, onEp, 4, 16*mib, siteKey{site: 0x301, prev: 3})
 	require.True(t, unc, "on at 4 MiB with a memory of 1 MiB")
-	_, _, unc = m.net(md, onEp, 4, 16*mib, k1)
+	_, _, unc, _ = m.net(md, onEp, 4, 16*mib, k1)
 	require.False(t, unc, "the phase's own memory")
 
 	r := &runtime{}

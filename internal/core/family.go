@@ -172,8 +172,9 @@ const (
 	// (learnXfer).
 	evWin
 	evWaited
-	evQueue   // the members' time runnable but not running (0 where ghosts have cores)
-	evNetXfer // evNet, had the direct route's waits of the epoch been its transfers
+	evQueue    // the members' time runnable but not running (0 where ghosts have cores)
+	evNetXfer  // evNet, had the direct route's waits of the epoch been its transfers
+	evMeasured // members whose estimate is their phase's routes measured (autosite.go)
 	evFields
 )
 
@@ -225,10 +226,13 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			if m.phaseOn && keys[i] != m.phaseKey {
 				v[evPhaseEnds] = 1
 			}
-			net, asXfer, uncertain := m.net(r.model, ep, msgs, bytes, opened[i])
+			net, asXfer, uncertain, measured := m.net(r.model, ep, msgs, bytes, opened[i])
 			v[evNet], v[evNetXfer] = int64(net), int64(asXfer)
 			if uncertain {
 				v[evUncertain] = 1
+			}
+			if measured {
+				v[evMeasured] = 1
 			}
 			v[evWall] = int64(ep.wallUS)
 			v[evMsgs] = int64(msgs)
@@ -237,8 +241,8 @@ func (r *runtime) evaluate(comm mpi.Comm, f *family, site uintptr) error {
 			v[evWaited] = int64(ep.waited(bytes))
 			v[evQueue] = int64(ep.queueUS)
 			if r.verbose(4) { // every member's terms (auto.go), to see what an estimate rests on
-				r.verbosef(4, "communicator %#x rank %d: msgs %d bytes %d wall %.0f mpi %.0f sleep %.0f coll %.0f cpu %.0f queue %.0f in-flight %.0f waits %.0f; direct wait/msg %.1f, learned %+v; estimate %+.0f (as transfers %+.0f)",
-					uint32(m.comm.Raw()), m.rank, msgs, bytes, ep.wallUS, ep.mpiUS, ep.sleepUS, ep.collUS, ep.cpuUS, ep.queueUS, ep.winUS, ep.waits, m.directWait(m.sites[opened[i]]), m.xfer[sizeClass(max(msgs, 1), bytes)], net, asXfer)
+				r.verbosef(4, "communicator %#x rank %d: msgs %d bytes %d wall %.0f mpi %.0f sleep %.0f coll %.0f cpu %.0f queue %.0f in-flight %.0f (sampled %.0f, on the CPU %.0f) waits %.0f; direct wait/msg %.1f, learned %+v; estimate %+.0f (as transfers %+.0f, measured %t)",
+					uint32(m.comm.Raw()), m.rank, msgs, bytes, ep.wallUS, ep.mpiUS, ep.sleepUS, ep.collUS, ep.cpuUS, ep.queueUS, ep.winUS, ep.sampWinUS, ep.sampCPUUS, ep.waits, m.directWait(m.sites[opened[i]]), m.xfer[sizeClass(max(msgs, 1), bytes)], net, asXfer, measured)
 			}
 			switch m.predictPhase(keys[i]) {
 			case 1:
@@ -337,6 +341,10 @@ func (r *runtime) decide(m *commState, v []int64, size int64, opened siteKey) (b
 		// (osubench's overlap sweep: a calibration's overlapped
 		// exchanges, then ping-pongs, offloaded on one vote and failed).
 		m.strong = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrong*float64(v[evWall]) && m.lastVerdict >= 0
+		// For the memory of the epoch's own phase, though, the phase
+		// before it says nothing: it is keyed apart (autosite.go).
+		m.strongPhase = v[evWaits] >= autoStrongWaits*size && float64(v[evNet]) > autoStrongPhase*float64(v[evWall])
+		m.measured = v[evMeasured] == size
 		if v[evMsgs] > 0 { // an epoch without messages on it says nothing either way
 			if m.learnXfer(v[evWin], v[evWaited], v[evQueue]) {
 				v[evNet] = v[evNetXfer] // judged by what it teaches: nothing to overlap, no stall

@@ -83,12 +83,20 @@ type commState struct {
 	// agreed on, so that a switch back to the ghosts (the automatic
 	// choice's, or a hint's: switch.go) needs no new resources.
 	onPlan     commexpand.Plan
-	onVotes    int     // evaluations in a row that wanted offload on
-	onFailures int     // offload periods that ended because offload cost more
-	strong     bool    // the epoch being decided is a strong vote for offload (autoStrong; agreed)
-	fresh      bool    // offloaded, and no epoch with messages judged since (autoTarget; agreed)
-	offWait    float64 // this member's wait per message when last off (-1: never)
-	offClass   int8    // the size class of the messages of that epoch
+	onVotes    int  // evaluations in a row that wanted offload on
+	onFailures int  // offload periods that ended because offload cost more
+	strong     bool // the epoch being decided is a strong vote for offload (autoStrong; agreed)
+	// strongPhase: the epoch being decided wants offload by
+	// autoStrongPhase of the members' time, in many waits (agreed): it
+	// counts twice for its phase's memory (autosite.go).
+	strongPhase bool
+	// measured: every member's estimate of the epoch being decided was
+	// its phase's two routes measured against each other (autosite.go:
+	// the epoch ran offloaded, and an earlier one of the phase direct).
+	measured bool
+	fresh    bool    // offloaded, and no epoch with messages judged since (autoTarget; agreed)
+	offWait  float64 // this member's wait per message when last off (-1: never)
+	offClass int8    // the size class of the messages of that epoch
 	// The routes' exchange times per message at each size class, in
 	// epochs in which the members did nothing but communicate (learnXfer),
 	// and this member's candidate from the epoch being decided (0: none).
