@@ -2,7 +2,7 @@
 #   make            build everything (Go packages, lib/libcasperii.so, commands)
 #   make test       the whole test suite (what CI runs)
 #   make bench      micro-benchmarks (go test -bench)
-#   make bench-quick   a short osubench overlap run, mpi vs CasperII, busy and sleep compute (~1-2 min)
+#   make bench-quick   a short osubench overlap run, mpi vs CasperII static and automatic, busy and sleep compute (~2 min)
 #   make bench-full    osubench run all: latency, overlap, rate, halo in 6 modes, every series (~23 min on 2 cores)
 #   make fuzz       each fuzz target for FUZZTIME (default 30s)
 #   make conformance   our point-to-point conformance programs, plain MPICH vs CasperII in every hint mode (~4 min)
@@ -52,7 +52,7 @@ bench:
 # osubench (osubench/README.md): tables on stdout, progress and every mpiexec
 # command on stderr, CSV, JSON and PNG plots in osubench-out/<name>.
 OSUBENCH   ?= $(GO) run ./osubench/cmd/osubench
-QUICK_ARGS ?= --sizes 64K,256K,1M --modes mpi,cspii-tag --compute both --touch on --reps 7 --budget 200
+QUICK_ARGS ?= --sizes 64K,256K,1M --modes mpi,cspii-tag,cspii-auto --compute both --touch on --reps 7 --budget 200
 # e.g. FULL_ARGS='--transport shm,tcp' (about twice as long)
 FULL_ARGS  ?=
 
