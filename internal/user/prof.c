@@ -75,10 +75,10 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /* A window opens after one at least prof_samp_min long: every
- * CSP_PROF_SAMPLE_EVERY-th such one is sampled. Windows that short
- * (route.go sets 20 us) are left alone: two reads of the CPU clock would
- * be several percent of them, and a ghost gains nothing in them. With
- * several threads the sample is approximate, as the window is. */
+ * CSP_PROF_SAMPLE_EVERY-th such one is sampled. Shorter windows (route.go
+ * sets 20 us) are left alone: two reads of the CPU clock would be several
+ * percent of them, and a ghost gains nothing in them. Under
+ * MPI_THREAD_MULTIPLE nothing is sampled (prof_samp_min 0, route.go). */
 void csp_prof_sample_open(void)
 {
     if (csp_u.prof_samp_skip > 0) {
@@ -100,7 +100,7 @@ void csp_prof_sampled(uint64_t win)
     uint64_t c0 = csp_u.prof_post_cpu, c1 = csp_u.prof_end_cpu;
     csp_u.prof_post_cpu = csp_u.prof_end_cpu = 0;
     if (c1 < c0)
-        return; /* none read, or another thread's clock (MPI_THREAD_MULTIPLE) */
+        return; /* the close was not seen (a window closed by a call that never began) */
     csp_prof_add(&csp_u.prof_samp_win_t, win);
     csp_prof_add(&csp_u.prof_samp_cpu_ns, c1 - c0);
 }

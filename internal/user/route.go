@@ -174,8 +174,14 @@ func ProfileOn(on bool) {
 }
 
 // setSampleMin sets the shortest window sampled (sampleMinWin) in the
-// profile's ticks, at rate nanoseconds per tick.
+// profile's ticks, at rate nanoseconds per tick. Under
+// MPI_THREAD_MULTIPLE none is: a window's ends may be different threads',
+// whose CPU clocks are not one clock (and the routes never change there).
 func setSampleMin(rate float64) {
+	if C.csp_u.multiple != 0 {
+		C.csp_u.prof_samp_min = 0
+		return
+	}
 	C.csp_u.prof_samp_min = C.uint64_t(math.Max(1, float64(sampleMinWin.Nanoseconds())/rate))
 }
 
