@@ -100,7 +100,7 @@ void csp_prof_sampled(uint64_t win)
     uint64_t c0 = csp_u.prof_post_cpu, c1 = csp_u.prof_end_cpu;
     csp_u.prof_post_cpu = csp_u.prof_end_cpu = 0;
     if (c1 < c0)
-        return; /* the close was not seen (a window closed by a call that never began) */
+        return; /* the closing call read no clock at its entry */
     csp_prof_add(&csp_u.prof_samp_win_t, win);
     csp_prof_add(&csp_u.prof_samp_cpu_ns, c1 - c0);
 }
