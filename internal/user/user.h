@@ -559,18 +559,19 @@ void csp_prof_sample_open(void);
 void csp_prof_sample_end(void);
 void csp_prof_sampled(uint64_t win);
 #define CSP_PROF_SAMPLE_EVERY 4
-/* The clock at the entry of a call that may wait, prof set; a sampled
- * window's CPU time ends here (the first such entry: a wait's own
- * csp_prof_begin inside the interposer's bracket is later). */
+/* The clock at the entry of a point-to-point call that may wait (the
+ * interposer's CSP_IP_TIMED brackets), prof set: the call closes the open
+ * window, and a sampled window's CPU time ends here. */
 static inline uint64_t csp_prof_enter(void)
 {
-    if (__builtin_expect(csp_u.prof_post_cpu != 0 && csp_u.prof_end_cpu == 0, 0))
+    if (__builtin_expect(csp_u.prof_post_cpu != 0, 0))
         csp_prof_sample_end();
     return csp_prof_now();
 }
 /* Around an MPI call that may wait: t = csp_prof_begin(); ...;
- * csp_prof_end(t). One test while profiling is off. */
-static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_enter() : 0; }
+ * csp_prof_end(t). One test while profiling is off. (Collectives, and
+ * waits inside the interposer's brackets: no window ends at them.) */
+static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_now() : 0; }
 static inline void csp_prof_end(uint64_t t0)
 {
     if (t0) {
