@@ -18,7 +18,8 @@ import (
 // wait counts in full, polls (MPI_Testall) keep the window open, and a
 // blocking call's own post is inside the call. Every exchange's data is
 // checked. The windows' samples (the thread's CPU clock read at the ends
-// of one long window in four) tell compute on the CPU from sleep.
+// of one long window in four) tell compute on the CPU from sleep, and
+// the waits of a latency-bound exchange are timed one in eight.
 func TestInflightWindow(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	res := Run(t, Job{Layout: l, Prog: CProg(t, "ip_inflight"), Args: []string{"100"},
@@ -52,5 +53,13 @@ func TestInflightWindow(t *testing.T) {
 		// schedstat; asleep, 0.93-0.95 here.
 		require.Less(t, num(f, "overlap_idle"), 0.5, "compute on the CPU in the windows: %s", f.Line())
 		require.Greater(t, num(f, "sleep_idle"), num(f, "overlap_idle")+0.3, "asleep in the windows: %s", f.Line())
+		// Light waits (user.h): in a latency-bound exchange of 8 bytes
+		// one wait in eight is timed (seven light after each short
+		// one), and the timed ones stand for the rest; around long
+		// windows every wait is.
+		require.Equal(t, 1.0, num(f, "overlap_timed"), "200 us windows: every wait timed: %s", f.Line())
+		require.InDelta(t, 1.0/8, num(f, "tiny_timed"), 0.04, "8-byte exchanges: one wait in eight timed: %s", f.Line())
+		require.Greater(t, num(f, "tiny_mpi_us"), 0.02, "the timed waits stand for the light ones: %s", f.Line())
+		require.Less(t, num(f, "tiny_mpi_us"), 50.0, "%s", f.Line())
 	}
 }

@@ -84,19 +84,25 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
 
 /* Return call's code, its time counted in the self-profile when it is on
  * (internal/user/prof.c) and closed with end (csp_prof_end, or
- * csp_prof_end_poll for the calls that poll). */
-#define CSP_IP_TIMED_BY(end, call)                                                                 \
+ * csp_prof_end_poll for the calls that poll), or, a light call after a
+ * short one (user.h: prof_light), counted by light without a clock. */
+#define CSP_IP_TIMED_BY(end, light, call)                                                          \
     do {                                                                                           \
         if (__builtin_expect(!csp_u.prof, 1))                                                      \
             return (call);                                                                         \
+        if (csp_u.prof_light) {                                                                    \
+            int rc_ = (call);                                                                      \
+            light();                                                                               \
+            return rc_;                                                                            \
+        }                                                                                          \
         uint64_t t_ = csp_prof_enter();                                                            \
         int rc_ = (call);                                                                          \
         end(t_);                                                                                   \
         return rc_;                                                                                \
     } while (0)
 /* For the calls that may wait or block, and for those that poll. */
-#define CSP_IP_TIMED(call) CSP_IP_TIMED_BY(csp_prof_end, call)
-#define CSP_IP_POLLED(call) CSP_IP_TIMED_BY(csp_prof_end_poll, call)
+#define CSP_IP_TIMED(call) CSP_IP_TIMED_BY(csp_prof_end, csp_prof_light_wait, call)
+#define CSP_IP_POLLED(call) CSP_IP_TIMED_BY(csp_prof_end_poll, csp_prof_light_poll, call)
 
 /* The same for the calls an exchange makes every time (Send, Recv, the
  * Wait/Test family), with the timed form a function of its own:
@@ -105,17 +111,23 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
  * untimed call, the usual case, is then a tail call and the wrapper keeps
  * no stack frame (in one function, GCC sets one up for the timed form's
  * sake on both). Not cold: under auto the timed form is the usual one. */
-#define CSP_IP_TIMED_FN_BY(end, name, params, call)                                                \
+#define CSP_IP_TIMED_FN_BY(end, light, name, params, call)                                         \
     static __attribute__((noinline)) int name params                                               \
     {                                                                                              \
+        if (csp_u.prof_light) {                                                                    \
+            int rc_ = (call);                                                                      \
+            light();                                                                               \
+            return rc_;                                                                            \
+        }                                                                                          \
         uint64_t t_ = csp_prof_enter();                                                            \
         int rc_ = (call);                                                                          \
         end(t_);                                                                                   \
         return rc_;                                                                                \
     }
-#define CSP_IP_TIMED_FN(name, params, call) CSP_IP_TIMED_FN_BY(csp_prof_end, name, params, call)
+#define CSP_IP_TIMED_FN(name, params, call)                                                        \
+    CSP_IP_TIMED_FN_BY(csp_prof_end, csp_prof_light_wait, name, params, call)
 #define CSP_IP_POLLED_FN(name, params, call)                                                       \
-    CSP_IP_TIMED_FN_BY(csp_prof_end_poll, name, params, call)
+    CSP_IP_TIMED_FN_BY(csp_prof_end_poll, csp_prof_light_poll, name, params, call)
 #define CSP_IP_UNTIMED(call, timed) (csp_u.prof ? (timed) : (call))
 
 /* ---- helpers (comm.c, p2p.c, complete.c) ---- */

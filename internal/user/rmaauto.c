@@ -61,7 +61,10 @@ void csp_rma_prof_read(struct csp_rma_prof *p)
     if (!csp_u.prof)
         csp_u.prof = 1;
     p->t = csp_prof_now();
-    p->in_t = __atomic_load_n(&csp_u.prof_mpi_t, __ATOMIC_RELAXED) +
+    /* Light waits (user.h) are not timed: the timed ones stand for them. */
+    double scale = csp_prof_scale(__atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&csp_u.prof_waits_timed, __ATOMIC_RELAXED));
+    p->in_t = (uint64_t)((double)__atomic_load_n(&csp_u.prof_mpi_t, __ATOMIC_RELAXED) * scale) +
               __atomic_load_n(&csp_u.prof_coll_t, __ATOMIC_RELAXED) +
               __atomic_load_n(&csp_u.prof_rma_t, __ATOMIC_RELAXED);
     p->calls = __atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED) +

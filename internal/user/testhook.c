@@ -72,7 +72,10 @@ int csp_test_comm_algo(MPI_Comm comm)
 /* csp_test_profile reads the self-profile (prof.c) in nanoseconds: the
  * time in calls that wait or block, the application's time in flight
  * (between a post and the next waiting call), and the waiting calls;
- * -1 while it is off (no communicator with async_config=auto). */
+ * -1 while it is off (no communicator with async_config=auto). The times
+ * are the timed calls' (csp_test_profile_timed: a reader scales a
+ * difference of two readings by the ratio of their differences, as
+ * route.go does). */
 int csp_test_profile(uint64_t *mpi_ns, uint64_t *win_ns, uint64_t *waits)
 {
     if (!csp_u.on || !csp_u.prof)
@@ -81,6 +84,18 @@ int csp_test_profile(uint64_t *mpi_ns, uint64_t *win_ns, uint64_t *waits)
     *mpi_ns = (uint64_t)((double)__atomic_load_n(&csp_u.prof_mpi_t, __ATOMIC_RELAXED) * rate);
     *win_ns = (uint64_t)((double)__atomic_load_n(&csp_u.prof_win_t, __ATOMIC_RELAXED) * rate);
     *waits = __atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* csp_test_profile_timed reads the waiting calls counted and, of them,
+ * those timed (the rest were light: user.h); -1 while the profile is
+ * off. */
+int csp_test_profile_timed(uint64_t *waits, uint64_t *timed)
+{
+    if (!csp_u.on || !csp_u.prof)
+        return -1;
+    *waits = __atomic_load_n(&csp_u.prof_waits, __ATOMIC_RELAXED);
+    *timed = __atomic_load_n(&csp_u.prof_waits_timed, __ATOMIC_RELAXED);
     return 0;
 }
 

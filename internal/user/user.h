@@ -229,6 +229,17 @@ struct csp_user {
     uint64_t prof_samp_min;
     uint64_t prof_last_win;  /* the last window's length in ticks        */
     uint32_t prof_samp_skip; /* long windows until the next sampled one */
+    /* Light waits: after a timed waiting call and a window both shorter
+     * than prof_short_t ticks (route.go sets 5 us; 0 under
+     * MPI_THREAD_MULTIPLE: never), the next CSP_PROF_LIGHT_EVERY - 1
+     * waiting calls are counted but not timed, and their windows are
+     * opened and closed without a clock. prof_waits_timed: of prof_waits,
+     * those timed; the readers scale the times by the ratio
+     * (csp_prof_scale). */
+    uint64_t prof_waits_timed;
+    uint64_t prof_short_t;
+    uint32_t prof_light; /* light waiting calls left before a timed one; 0 at collectives */
+    int prof_win_polled; /* the open window was reopened by a poll      */
     uint64_t prof_tick0, prof_ns0; /* the clocks read together at MPI_Init  */
 
     /* Windows of this process whose lock word its ghost watches
@@ -559,6 +570,9 @@ void csp_prof_sample_open(void);
 void csp_prof_sample_end(void);
 void csp_prof_sampled(uint64_t win);
 #define CSP_PROF_SAMPLE_EVERY 4
+#define CSP_PROF_LIGHT_EVERY 8
+/* prof_post_t of a window opened by a light iteration: open, no clock. */
+#define CSP_PROF_OPEN 1
 /* The clock at the entry of a point-to-point call that may wait (the
  * interposer's CSP_IP_TIMED brackets), prof set: the call closes the open
  * window, and a sampled window's CPU time ends here. */
@@ -575,9 +589,11 @@ static inline uint64_t csp_prof_begin(void) { return csp_u.prof ? csp_prof_now()
 static inline void csp_prof_end(uint64_t t0)
 {
     if (t0) {
-        uint64_t t1 = csp_prof_now();
+        uint64_t t1 = csp_prof_now(), win = 0;
+        int known = 1; /* the window before it measured, or none */
         csp_prof_add(&csp_u.prof_mpi_t, t1 - t0);
         csp_prof_add(&csp_u.prof_waits, 1);
+        csp_prof_add(&csp_u.prof_waits_timed, 1);
         /* Close the window a post opened before this call (one the call
          * opened itself, a blocking send's, has nothing in it). Relaxed
          * loads and stores, no locked exchange on this path: with several
@@ -585,14 +601,41 @@ static inline void csp_prof_end(uint64_t t0)
         uint64_t p = __atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED);
         if (p) {
             __atomic_store_n(&csp_u.prof_post_t, 0, __ATOMIC_RELAXED);
-            if (p < t0) {
-                csp_prof_add(&csp_u.prof_win_t, t0 - p);
-                csp_u.prof_last_win = t0 - p;
+            /* A window a poll reopened is the tail of one: whether the
+             * exchange is latency-bound it does not say. */
+            known = p != CSP_PROF_OPEN && !csp_u.prof_win_polled;
+            if (p > CSP_PROF_OPEN && p < t0) {
+                win = t0 - p;
+                csp_prof_add(&csp_u.prof_win_t, win);
+                csp_u.prof_last_win = win;
                 if (__builtin_expect(csp_u.prof_post_cpu != 0, 0))
-                    csp_prof_sampled(t0 - p);
+                    csp_prof_sampled(win);
             }
         }
+        /* A latency-bound exchange: the next waits go light. (A window a
+         * light iteration opened has no length: the next is timed.) */
+        if (t1 - t0 < csp_u.prof_short_t && known && win < csp_u.prof_short_t)
+            csp_u.prof_light = CSP_PROF_LIGHT_EVERY - 1;
     }
+}
+/* A light waiting call (prof_light set) returned: counted, not timed; a
+ * wait closes the window without measuring it, a poll leaves it open. */
+static inline void csp_prof_light_wait(void)
+{
+    csp_u.prof_light--;
+    csp_prof_add(&csp_u.prof_waits, 1);
+    __atomic_store_n(&csp_u.prof_post_t, 0, __ATOMIC_RELAXED);
+}
+static inline void csp_prof_light_poll(void)
+{
+    csp_u.prof_light--;
+    csp_prof_add(&csp_u.prof_waits, 1);
+}
+/* The factor a reader applies to the timed sums (waiting time, windows):
+ * all waiting calls over the timed ones. */
+static inline double csp_prof_scale(uint64_t waits, uint64_t timed)
+{
+    return timed > 0 && waits > timed ? (double)waits / (double)timed : 1.0;
 }
 /* The same for a call that polls (the Test family, MPI_Iprobe and
  * MPI_Improbe): the window goes on after it, since what was posted may
@@ -602,8 +645,10 @@ static inline void csp_prof_end_poll(uint64_t t0)
     if (t0) {
         int open = __atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED) != 0;
         csp_prof_end(t0);
-        if (open)
+        if (open) {
             __atomic_store_n(&csp_u.prof_post_t, csp_prof_now(), __ATOMIC_RELAXED);
+            csp_u.prof_win_polled = 1;
+        }
     }
 }
 /* A message was posted (sent or receive), prof set: open the window if
@@ -611,6 +656,11 @@ static inline void csp_prof_end_poll(uint64_t t0)
 static inline void csp_prof_posted(void)
 {
     if (__atomic_load_n(&csp_u.prof_post_t, __ATOMIC_RELAXED) == 0) {
+        csp_u.prof_win_polled = 0;
+        if (csp_u.prof_light) { /* a light iteration: no clock */
+            __atomic_store_n(&csp_u.prof_post_t, CSP_PROF_OPEN, __ATOMIC_RELAXED);
+            return;
+        }
         __atomic_store_n(&csp_u.prof_post_t, csp_prof_now(), __ATOMIC_RELAXED);
         if (__builtin_expect(csp_u.prof_last_win >= csp_u.prof_samp_min && csp_u.prof_samp_min, 0))
             csp_prof_sample_open();
@@ -621,6 +671,10 @@ static inline void csp_prof_end_coll(uint64_t t0)
     if (t0) {
         csp_prof_add(&csp_u.prof_coll_t, csp_prof_now() - t0);
         csp_prof_add(&csp_u.prof_calls, 1);
+        /* An epoch of the automatic choice ends at a collective: the
+         * next begins timed (two light waits of a phase of two would
+         * leave it without a time). */
+        csp_u.prof_light = 0;
     }
 }
 /* Around an RMA synchronization call (the windows' automatic choice,

@@ -17,11 +17,16 @@
  *   blocking  MPI_Sendrecv with 200 us of compute before it: a blocking
  *             call's own post is inside the call
  *   sleep     post, 200 us of nanosleep, MPI_Waitall
+ *   tiny      8-byte exchanges (post, MPI_Waitall), 8 x iters of them:
+ *             latency-bound, so most waits go light (user.h: counted, not
+ *             timed)
  *
  * Output per rank: "inflight rank=<r> touch_us=<t> pingpong_us=<w>
  * overlap_us=<w> poll_us=<w> blocking_us=<w> sleep_us=<w>
  * overlap_sampled_us=<s> overlap_idle=<i> sleep_sampled_us=<s>
- * sleep_idle=<i> ok=<0|1>", each w the window per iteration, touch_us the
+ * sleep_idle=<i> overlap_timed=<t> tiny_timed=<t> tiny_mpi_us=<m> ok=<0|1>",
+ * each t the share of the pattern's waiting calls that were timed, m the
+ * (scaled) time in MPI per tiny exchange, each w the window per iteration, touch_us the
  * program's own touch time per iteration, s the sampled windows' length
  * in all (prof.c: every fourth window of 20 us or more has the thread's
  * CPU clock read at its ends) and i the share of it off the CPU; ok:
@@ -39,10 +44,30 @@
 #include <time.h>
 
 #define SIZE (256 * 1024)
-#define PATTERNS 5
+#define PATTERNS 6
 
 static int (*prof_hook)(uint64_t *, uint64_t *, uint64_t *);
 static int (*samples_hook)(uint64_t *, uint64_t *);
+static int (*timed_hook)(uint64_t *, uint64_t *);
+
+/* The waiting calls so far, and those timed. */
+static void timed(double *waits, double *t)
+{
+    uint64_t w = 0, c = 0;
+    if (timed_hook)
+        timed_hook(&w, &c);
+    *waits = (double)w;
+    *t = (double)c;
+}
+
+/* The self-profile's time in MPI so far, microseconds. */
+static double mpi_us(void)
+{
+    uint64_t mpi = 0, win = 0, waits = 0;
+    if (!prof_hook || prof_hook(&mpi, &win, &waits) != 0)
+        return -1;
+    return (double)mpi / 1e3;
+}
 
 /* The sampled windows so far: length and CPU time, microseconds. */
 static void samples(double *win_us, double *cpu_us)
@@ -99,6 +124,7 @@ int main(int argc, char **argv)
     peer = rank ^ 1;
     prof_hook = (int (*)(uint64_t *, uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "csp_test_profile");
     samples_hook = (int (*)(uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "csp_test_profile_samples");
+    timed_hook = (int (*)(uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "csp_test_profile_timed");
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "wildcard_used", "none");
@@ -115,12 +141,23 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Request q[2];
-    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], touch_us = 0;
+    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], tw[PATTERNS], tt[PATTERNS], touch_us = 0;
+    double tiny_mpi = 0;
     for (int pat = 0; pat < PATTERNS; pat++) {
         MPI_Barrier(comm);
-        double w0 = window_us(), sw0, sc0;
+        double w0 = window_us(), sw0, sc0, tw0, tt0;
         samples(&sw0, &sc0);
-        for (int i = 0; i < iters; i++) {
+        timed(&tw0, &tt0);
+        if (pat == 5) {
+            double m0 = mpi_us();
+            for (int i = 0; i < 8 * iters; i++) {
+                MPI_Irecv(rbuf, 8, MPI_BYTE, peer, 2, comm, &q[0]);
+                MPI_Isend(sbuf, 8, MPI_BYTE, peer, 2, comm, &q[1]);
+                MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+            }
+            tiny_mpi = (mpi_us() - m0) / (8 * iters);
+        }
+        for (int i = 0; i < iters && pat < 5; i++) {
             fill(i);
             switch (pat) {
             case 3:
@@ -146,10 +183,18 @@ int main(int argc, char **argv)
             }
             check(i);
         }
-        w[pat] = (window_us() - w0) / iters;
         samples(&sw[pat], &sc[pat]);
         sw[pat] -= sw0;
         sc[pat] -= sc0;
+        timed(&tw[pat], &tt[pat]);
+        tw[pat] -= tw0;
+        tt[pat] -= tt0;
+        /* The timed calls stand for the light ones (user.h), as in the
+         * runtime's readings. */
+        double scale = tt[pat] > 0 && tw[pat] > tt[pat] ? tw[pat] / tt[pat] : 1;
+        w[pat] = (window_us() - w0) * scale / iters;
+        if (pat == 5)
+            tiny_mpi *= scale;
         if (pat == 0)
             touch_us = touch_s / iters * 1e6;
     }
@@ -158,8 +203,10 @@ int main(int argc, char **argv)
         idle[pat] = sw[pat] > 0 ? (sw[pat] - sc[pat]) / sw[pat] : -1;
     printf("inflight rank=%d touch_us=%.2f pingpong_us=%.2f overlap_us=%.2f poll_us=%.2f "
            "blocking_us=%.2f sleep_us=%.2f overlap_sampled_us=%.1f overlap_idle=%.3f "
-           "sleep_sampled_us=%.1f sleep_idle=%.3f ok=%d\n",
-           rank, touch_us, w[0], w[1], w[2], w[3], w[4], sw[1], idle[1], sw[4], idle[4], ok);
+           "sleep_sampled_us=%.1f sleep_idle=%.3f overlap_timed=%.3f tiny_timed=%.3f tiny_mpi_us=%.3f "
+           "ok=%d\n",
+           rank, touch_us, w[0], w[1], w[2], w[3], w[4], sw[1], idle[1], sw[4], idle[4],
+           tw[1] > 0 ? tt[1] / tw[1] : -1, tw[5] > 0 ? tt[5] / tw[5] : -1, tiny_mpi, ok);
     free(sbuf);
     free(rbuf);
     MPI_Comm_free(&comm);
