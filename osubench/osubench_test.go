@@ -933,3 +933,58 @@ func TestTargetsPairedPerRepetition(t *testing.T) {
 	assert.Equal(t, statusMet, a.Status, "judged on the ratio of medians (110/200 with the fourth repetition's 1000 and the fifth's 1)")
 	assert.Equal(t, "256K: 0.55x; paired per repetition: 256K: 1.10x (not measured at 1M, 4M)", a.Measured)
 }
+
+// The host's two regimes of touched transfers (docs/design.md section 7):
+// jobs whose touches took about 3x the fastest job's ran in the slow one,
+// whatever their mode. Two of cspii-auto's three jobs and one of plain
+// MPICH's did here (stop 43's run all at 1 MiB, sleep compute): the ratio
+// of medians says 1.29x, the jobs of the fast regime 0.72x. The verdict
+// stays on the ratio of medians; cspii-tag, all fast, is compared with
+// plain MPICH's fast jobs too. Below 256 KiB, or with every job in one
+// regime, nothing is added.
+func TestTargetsFastRegime(t *testing.T) {
+	const K, M = 1 << 10, 1 << 20
+	sleep := Series{Transport: SHM, Compute: Sleep, Touch: true}
+	sizes := []int64{64 * K, M}
+	type job struct{ touch, total float64 }
+	reps := map[string][3]job{
+		"mpi":        {{40, 230}, {43, 238}, {129, 358}},
+		"cspii-tag":  {{44, 177}, {44, 175}, {41, 163}},
+		"cspii-auto": {{41, 168}, {137, 313}, {124, 306}},
+	}
+	var all *BenchResult
+	for rep := 0; rep < 3; rep++ {
+		br := fakeBench(Overlap, sleep, DefaultLayout, sizes, func(mode string, size int64) map[string]float64 {
+			j := reps[mode][rep]
+			if size < M { // 64 KiB: the same split, too small to tell
+				return map[string]float64{"touch_us": j.touch / 16, "total_us": j.total / 8, "overlap_pct": 50}
+			}
+			return map[string]float64{"touch_us": j.touch, "total_us": j.total, "overlap_pct": 50}
+		}, "mpi", "cspii-tag", "cspii-auto")
+		for _, j := range br.Jobs {
+			j.Rep = rep + 1
+		}
+		if all == nil {
+			all = br
+		} else {
+			all.Jobs = append(all.Jobs, br.Jobs...)
+		}
+	}
+	r, fa, na, fb, nb, ok := all.FastRegimeRatio("cspii-auto", "mpi", "total_us", M)
+	require.True(t, ok)
+	assert.InDelta(t, 168.0/234, r, 1e-9)
+	assert.Equal(t, [4]int{1, 3, 2, 3}, [4]int{fa, na, fb, nb})
+	_, _, _, _, _, ok = all.FastRegimeRatio("cspii-auto", "mpi", "total_us", 64*K)
+	assert.False(t, ok, "below 256 KiB")
+	one := &BenchResult{Series: sleep, Jobs: all.Jobs[:3]}
+	_, _, _, _, _, ok = one.FastRegimeRatio("cspii-auto", "mpi", "total_us", M)
+	assert.False(t, ok, "one repetition, every job fast: one regime")
+
+	ts := EvaluateTargets([]*BenchResult{all})
+	a := findTarget(t, ts, SHM, "cspii-auto", Overlap, "sleep, touched", "total_us <= 1.10x")
+	assert.Equal(t, statusMissed, a.Status, "judged on the ratio of medians")
+	assert.Contains(t, a.Measured, "1M: 1.29x")
+	assert.Contains(t, a.Measured, "; jobs in the fast touch regime only: 1M: 0.72x (1 of 3 vs 2 of 3)")
+	_, fast, _ := strings.Cut(a.Measured, "fast touch regime only:")
+	assert.NotContains(t, fast, "64K", "64 KiB has no regime line")
+}

@@ -310,6 +310,71 @@ func (br *BenchResult) PairedRatio(mode, base, metric string, size int64) Spread
 	return Summarize(rs)
 }
 
+// Touch regimes (docs/design.md section 7, "Two regimes of touched
+// transfers"): on the development machine a job's touches of its
+// buffers at 256 KiB and more take one of two times about 3x apart
+// (1 MiB: 40 or 125-137 us), under every mode, as the host places its
+// virtual CPUs, and the same job's exchanges slow with them. A job is in
+// the fast regime at a size when its touch time there is at most
+// regimeFactor times the fastest job's of the series; the regimes are
+// told apart only where the slowest job's touch time is at least
+// regimeSplit times the fastest's (else one regime: nothing to match),
+// and from regimeMinSize on (smaller touches are too short to tell).
+const (
+	regimeFactor  = 1.5
+	regimeSplit   = 2.0
+	regimeMinSize = 256 << 10
+)
+
+// FastRegimeRatio returns the ratio of mode's median of metric at size
+// over base's, both taken over their jobs in the fast touch regime, and
+// how many of each mode's jobs were: ok is false where the series has no
+// touches, the size is below regimeMinSize, its jobs are all in one
+// regime, or either mode has no fast job.
+func (br *BenchResult) FastRegimeRatio(mode, base, metric string, size int64) (r float64, fastMode, nMode, fastBase, nBase int, ok bool) {
+	if !br.Touch || size < regimeMinSize {
+		return 0, 0, 0, 0, 0, false
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, j := range br.Jobs {
+		if j.Error != "" {
+			continue
+		}
+		for _, p := range j.Points {
+			if v, has := p.Values["touch_us"]; has && p.Size == size && v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if hi < regimeSplit*lo {
+		return 0, 0, 0, 0, 0, false
+	}
+	fast := func(m string) (vals []float64, n int) {
+		for _, j := range br.Jobs {
+			if j.Mode != m || j.Error != "" {
+				continue
+			}
+			for _, p := range j.Points {
+				v, has := p.Values[metric]
+				if !has || p.Size != size {
+					continue
+				}
+				n++
+				if t := p.Values["touch_us"]; t > 0 && t <= regimeFactor*lo {
+					vals = append(vals, v)
+				}
+			}
+		}
+		return vals, n
+	}
+	a, na := fast(mode)
+	b, nb := fast(base)
+	if len(a) == 0 || len(b) == 0 {
+		return 0, len(a), na, len(b), nb, false
+	}
+	return Ratio(Summarize(a).Median, Summarize(b).Median), len(a), na, len(b), nb, true
+}
+
 // Succeeded is the number of jobs of mode that produced results.
 func (br *BenchResult) Succeeded(mode string) int {
 	n := 0

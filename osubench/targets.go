@@ -126,27 +126,34 @@ func (t targetCtx) ratio(key string, size int64) float64 {
 
 // paired appends to a target's measured text, at the sizes where it
 // differs from the ratio of medians, the median of the mode's ratio to
-// plain MPICH within each repetition (BenchResult.PairedRatio). The
-// verdict stays on the ratio of medians; where the two disagree the host
-// changed under plain MPICH between repetitions.
+// plain MPICH within each repetition (BenchResult.PairedRatio), and the
+// ratio over the jobs in the host's fast touch regime where the jobs ran
+// in both (BenchResult.FastRegimeRatio). The verdict stays on the ratio
+// of medians; where the others disagree the host changed under the jobs
+// between repetitions.
 func (t targetCtx) paired(st, msr, key string, ss []int64) (string, string) {
 	if st == statusNoValue {
 		return st, msr
 	}
-	var parts []string
+	var parts, fast []string
 	for _, s := range ss {
-		r := t.br.PairedRatio(t.mode, "mpi", key, s)
-		if r.N == 0 || math.IsNaN(r.Median) {
-			continue
+		m := fmt.Sprintf("%.2fx", t.ratio(key, s))
+		if r := t.br.PairedRatio(t.mode, "mpi", key, s); r.N > 0 && !math.IsNaN(r.Median) {
+			if p := fmt.Sprintf("%.2fx", r.Median); p != m {
+				parts = append(parts, FormatSize(s)+": "+p)
+			}
 		}
-		if p, m := fmt.Sprintf("%.2fx", r.Median), fmt.Sprintf("%.2fx", t.ratio(key, s)); p != m {
-			parts = append(parts, FormatSize(s)+": "+p)
+		if r, fa, na, fb, nb, ok := t.br.FastRegimeRatio(t.mode, "mpi", key, s); ok && (fa < na || fb < nb) {
+			fast = append(fast, fmt.Sprintf("%s: %.2fx (%d of %d vs %d of %d)", FormatSize(s), r, fa, na, fb, nb))
 		}
 	}
-	if len(parts) == 0 {
-		return st, msr
+	if len(parts) > 0 {
+		msr += "; paired per repetition: " + strings.Join(parts, ", ")
 	}
-	return st, msr + "; paired per repetition: " + strings.Join(parts, ", ")
+	if len(fast) > 0 {
+		msr += "; jobs in the fast touch regime only: " + strings.Join(fast, ", ")
+	}
+	return st, msr
 }
 
 // ratioAtMost checks the mode's ratio to mpi of key at each size of ss
