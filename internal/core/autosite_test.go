@@ -182,6 +182,24 @@ func TestPhaseDecision(t *testing.T) {
 	require.Equal(t, learnWindow-1, m4.learnLeft, "quiet epochs do not use the window up")
 	require.Equal(t, 1, step(40), "messages again: the window goes on")
 
+	// A communicator that never carried a message (the world kept for
+	// collectives) spends its window on quiet epochs, and then lets the
+	// interval grow to autoEveryMax.
+	m4 = &commState{auto: true, plan: commexpand.Plan{Algorithm: info.NoOffload}, learnLeft: learnWindow}
+	f = &family{every: 1}
+	every := 0
+	for i := 0; i < quietWindow+learnWindow; i++ {
+		every = step(0)
+		if m4.learnLeft > 0 {
+			require.LessOrEqual(t, every, quietEvery, "while its window lasts (%d left)", m4.learnLeft)
+		}
+	}
+	require.Zero(t, m4.learnLeft)
+	for i := 0; i < 8; i++ {
+		every = step(0)
+	}
+	require.Equal(t, autoEveryMax, every, "the window spent: evaluations grow apart")
+
 	// New size transitions are reported once each.
 	m3 := &commState{}
 	require.False(t, m3.noteClass(3), "the first class follows nothing")

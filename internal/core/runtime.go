@@ -113,6 +113,7 @@ type commState struct {
 	classSeen   map[[2]int8]bool // size-class transitions this member has seen
 	phased      bool             // some member's recent phases predict opposite routes (agreed)
 	learnLeft   int              // evaluations left that evaluate every collective (agreed)
+	carried     bool             // some epoch of it carried messages (agreed)
 	evals       int              // evaluations with messages since the last learning window (agreed)
 	quiet       int              // evaluations in a row whose epoch had no messages on it (agreed)
 	openKey     siteKey          // the phase of the epoch begun at the last evaluation
