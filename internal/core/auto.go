@@ -85,8 +85,7 @@ const autoStrongPhase = 0.10
 
 // model is the automatic choice's cost model.
 type model struct {
-	table  *calib.Table // ping-pong exchange times, direct and through the ghosts
-	wakeUS float64      // what a wake-up takes from the application's idle time
+	table *calib.Table // ping-pong exchange times, direct and through the ghosts
 	// handoffUS: the smallest exchange's extra through the ghosts (the
 	// hand-offs between users and ghosts), which overlaps nothing.
 	handoffUS float64
@@ -128,9 +127,12 @@ func newModel(cfg Config, oversub, usersOversub bool) (*model, error) {
 	// smallest size (two handoffs), and the ghost must be scheduled in.
 	d, o := m.table.At(0)
 	m.handoffUS = math.Max(0, o-d)
-	m.wakeUS = 2 * m.handoffUS
 	return m, nil
 }
+
+// wakeUS is what a wake-up takes from the application's idle time: two
+// hand-offs (newModel).
+func (m *model) wakeUS() float64 { return 2 * m.handoffUS }
 
 // The windows' automatic choice (internal/user/rmaauto.c): its built-in
 // thresholds, unless the calibration file gives an rma_auto line. A
@@ -338,7 +340,7 @@ func (m *model) net(e epoch, on bool, msgs, bytes uint64, offWait *float64, x xf
 	}
 	app := e.app()
 	avail := 1.0 // share of the time in flight the ghost can have
-	wake := m.wakeUS
+	wake := m.wakeUS()
 	if m.oversub {
 		// The application's idle time while its messages are in flight,
 		// measured in its windows where they were sampled; else its idle

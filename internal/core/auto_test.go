@@ -102,7 +102,7 @@ func TestAutoCalibrationFile(t *testing.T) {
 	require.NoError(t, writeFile(dir, "# casperii calibration v1\n# size_bytes direct_us offload_us\nsize 8 1.00 11.00\nsize 1048576 100.00 150.00\n"))
 	m, err := newModel(Config{Calibration: dir}, true, false)
 	require.NoError(t, err)
-	require.Equal(t, 20.0, m.wakeUS, "twice the smallest size's extra cost")
+	require.Equal(t, 20.0, m.wakeUS(), "twice the smallest size's extra cost")
 	d, o := m.table.At(1 << 20)
 	require.Equal(t, [2]float64{100, 150}, [2]float64{d, o})
 

@@ -86,10 +86,8 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
  * (internal/user/prof.c) and closed with end (csp_prof_end, or
  * csp_prof_end_poll for the calls that poll), or, a light call after a
  * short one (user.h: prof_light), counted by light without a clock. */
-#define CSP_IP_TIMED_BY(end, light, call)                                                          \
+#define CSP_IP_PROFILED(end, light, call)                                                          \
     do {                                                                                           \
-        if (__builtin_expect(!csp_u.prof, 1))                                                      \
-            return (call);                                                                         \
         if (csp_u.prof_light) {                                                                    \
             int rc_ = (call);                                                                      \
             light();                                                                               \
@@ -99,6 +97,12 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
         int rc_ = (call);                                                                          \
         end(t_);                                                                                   \
         return rc_;                                                                                \
+    } while (0)
+#define CSP_IP_TIMED_BY(end, light, call)                                                          \
+    do {                                                                                           \
+        if (__builtin_expect(!csp_u.prof, 1))                                                      \
+            return (call);                                                                         \
+        CSP_IP_PROFILED(end, light, call);                                                         \
     } while (0)
 /* For the calls that may wait or block, and for those that poll. */
 #define CSP_IP_TIMED(call) CSP_IP_TIMED_BY(csp_prof_end, csp_prof_light_wait, call)
@@ -112,18 +116,7 @@ static inline int csp_ip_offloaded(MPI_Comm comm)
  * no stack frame (in one function, GCC sets one up for the timed form's
  * sake on both). Not cold: under auto the timed form is the usual one. */
 #define CSP_IP_TIMED_FN_BY(end, light, name, params, call)                                         \
-    static __attribute__((noinline)) int name params                                               \
-    {                                                                                              \
-        if (csp_u.prof_light) {                                                                    \
-            int rc_ = (call);                                                                      \
-            light();                                                                               \
-            return rc_;                                                                            \
-        }                                                                                          \
-        uint64_t t_ = csp_prof_enter();                                                            \
-        int rc_ = (call);                                                                          \
-        end(t_);                                                                                   \
-        return rc_;                                                                                \
-    }
+    static __attribute__((noinline)) int name params { CSP_IP_PROFILED(end, light, call); }
 #define CSP_IP_TIMED_FN(name, params, call)                                                        \
     CSP_IP_TIMED_FN_BY(csp_prof_end, csp_prof_light_wait, name, params, call)
 #define CSP_IP_POLLED_FN(name, params, call)                                                       \

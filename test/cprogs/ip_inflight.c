@@ -29,7 +29,9 @@
  * (scaled) time in MPI per tiny exchange, each w the window per iteration, touch_us the
  * program's own touch time per iteration, s the sampled windows' length
  * in all (prof.c: every fourth window of 20 us or more has the thread's
- * CPU clock read at its ends) and i the share of it off the CPU; ok:
+ * CPU clock read at its ends) and i the share of it off the CPU less the
+ * pattern's share of time waiting for a core (the estimate takes that off
+ * too, internal/core/auto.go); ok:
  * every exchange's data arrived. The hooks are found with dlsym; without
  * the library, or with the profile off, the program prints "inflight
  * rank=<r> hook=0".
@@ -67,6 +69,18 @@ static double mpi_us(void)
     if (!prof_hook || prof_hook(&mpi, &win, &waits) != 0)
         return -1;
     return (double)mpi / 1e3;
+}
+
+/* The thread's time runnable but not running so far (schedstat's second
+ * field), microseconds; -1 if unreadable. */
+static double queue_us(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long run = 0, wait = 0;
+    int n = f ? fscanf(f, "%llu %llu", &run, &wait) : 0;
+    if (f)
+        fclose(f);
+    return n == 2 ? (double)wait / 1e3 : -1;
 }
 
 /* The sampled windows so far: length and CPU time, microseconds. */
@@ -141,12 +155,14 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Request q[2];
-    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], tw[PATTERNS], tt[PATTERNS], touch_us = 0;
+    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], tw[PATTERNS], tt[PATTERNS], qs[PATTERNS];
+    double touch_us = 0;
     double tiny_mpi = 0;
     for (int pat = 0; pat < PATTERNS; pat++) {
         MPI_Barrier(comm);
         double w0 = window_us(), sw0, sc0, tw0, tt0;
         samples(&sw0, &sc0);
+        double q0 = queue_us(), t0 = MPI_Wtime();
         timed(&tw0, &tt0);
         if (pat == 5) {
             double m0 = mpi_us();
@@ -184,6 +200,9 @@ int main(int argc, char **argv)
             check(i);
         }
         samples(&sw[pat], &sc[pat]);
+        /* The share of the pattern's time this thread waited for a core
+         * (another process on it): off the CPU, but not idle. */
+        qs[pat] = q0 >= 0 ? (queue_us() - q0) / ((MPI_Wtime() - t0) * 1e6) : 0;
         sw[pat] -= sw0;
         sc[pat] -= sc0;
         timed(&tw[pat], &tt[pat]);
@@ -200,7 +219,7 @@ int main(int argc, char **argv)
     }
     double idle[PATTERNS];
     for (int pat = 0; pat < PATTERNS; pat++)
-        idle[pat] = sw[pat] > 0 ? (sw[pat] - sc[pat]) / sw[pat] : -1;
+        idle[pat] = sw[pat] > 0 ? (sw[pat] - sc[pat]) / sw[pat] - qs[pat] : -1;
     printf("inflight rank=%d touch_us=%.2f pingpong_us=%.2f overlap_us=%.2f poll_us=%.2f "
            "blocking_us=%.2f sleep_us=%.2f overlap_sampled_us=%.1f overlap_idle=%.3f "
            "sleep_sampled_us=%.1f sleep_idle=%.3f overlap_timed=%.3f tiny_timed=%.3f tiny_mpi_us=%.3f "
