@@ -577,11 +577,11 @@ func TestRMAEpochType(t *testing.T) {
 	require.Contains(t, res.Stderr, "epoch_type=lockall|fence took effect at MPI_Win_fence", res.Output())
 
 	// Under the default fatal handlers the job ends with the line.
-	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"fatalhint"}, Preload: true})
+	res = RunFailing(t, Job{Layout: l, Prog: prog, Args: []string{"fatalhint"}, Preload: true})
 	require.NotEqual(t, 0, res.ExitCode, res.Output())
 	require.NotContains(t, res.Stdout, "fatal_not_reached")
 	require.Contains(t, res.Stderr, `MPI_Win_allocate: info: epoch_type="lockall,everything" is not valid: unknown part "everything"; accepted: lockall, lock, pscw, fence`, res.Output())
-	res = Run(t, Job{Layout: l, Prog: prog, Args: []string{"fatalepoch"}, Preload: true})
+	res = RunFailing(t, Job{Layout: l, Prog: prog, Args: []string{"fatalepoch"}, Preload: true})
 	require.NotEqual(t, 0, res.ExitCode, res.Output())
 	require.NotContains(t, res.Stdout, "fatal_not_reached")
 	require.Contains(t, res.Stderr, "MPI_Win_lock: the window's epoch_type=lockall excludes this epoch; add lock to epoch_type", res.Output())
