@@ -52,24 +52,32 @@ static int (*prof_hook)(uint64_t *, uint64_t *, uint64_t *);
 static int (*samples_hook)(uint64_t *, uint64_t *);
 static int (*timed_hook)(uint64_t *, uint64_t *);
 
-/* The waiting calls so far, and those timed. */
-static void timed(double *waits, double *t)
+/* prof_field returns one of the self-profile's times so far (0: in MPI,
+ * 1: in flight), microseconds; -1 while the profile is off. */
+static double prof_field(int which)
 {
-    uint64_t w = 0, c = 0;
-    if (timed_hook)
-        timed_hook(&w, &c);
-    *waits = (double)w;
-    *t = (double)c;
-}
-
-/* The self-profile's time in MPI so far, microseconds. */
-static double mpi_us(void)
-{
-    uint64_t mpi = 0, win = 0, waits = 0;
-    if (!prof_hook || prof_hook(&mpi, &win, &waits) != 0)
+    uint64_t v[3] = {0, 0, 0};
+    if (!prof_hook || prof_hook(&v[0], &v[1], &v[2]) != 0)
         return -1;
-    return (double)mpi / 1e3;
+    return (double)v[which] / 1e3;
 }
+static double mpi_us(void) { return prof_field(0); }
+static double window_us(void) { return prof_field(1); }
+
+/* pair reads a hook of two counters so far, each divided by unit (0 and
+ * 0 without the hook). */
+static void pair(int (*hook)(uint64_t *, uint64_t *), double unit, double *a, double *b)
+{
+    uint64_t x = 0, y = 0;
+    if (hook)
+        hook(&x, &y);
+    *a = (double)x / unit;
+    *b = (double)y / unit;
+}
+/* The waiting calls so far, and those timed. */
+static void timed(double *waits, double *t) { pair(timed_hook, 1, waits, t); }
+/* The sampled windows so far: length and CPU time, microseconds. */
+static void samples(double *win_us, double *cpu_us) { pair(samples_hook, 1e3, win_us, cpu_us); }
 
 /* The thread's time runnable but not running so far (schedstat's second
  * field), microseconds; -1 if unreadable. */
@@ -81,24 +89,6 @@ static double queue_us(void)
     if (f)
         fclose(f);
     return n == 2 ? (double)wait / 1e3 : -1;
-}
-
-/* The sampled windows so far: length and CPU time, microseconds. */
-static void samples(double *win_us, double *cpu_us)
-{
-    uint64_t w = 0, c = 0;
-    if (samples_hook)
-        samples_hook(&w, &c);
-    *win_us = (double)w / 1e3;
-    *cpu_us = (double)c / 1e3;
-}
-
-static double window_us(void)
-{
-    uint64_t mpi = 0, win = 0, waits = 0;
-    if (!prof_hook || prof_hook(&mpi, &win, &waits) != 0)
-        return -1;
-    return (double)win / 1e3;
 }
 
 static void compute(double us)
