@@ -256,21 +256,29 @@ type BenchResult struct {
 	Notes   []string          `json:"notes,omitempty"`
 }
 
-// Values returns metric's value at size for mode, one per successful job.
-func (br *BenchResult) Values(mode, metric string, size int64) []float64 {
-	var out []float64
+// eachPoint calls f with every point at size of the successful jobs of
+// mode ("": of every mode).
+func (br *BenchResult) eachPoint(mode string, size int64, f func(j *JobRecord, p Point)) {
 	for _, j := range br.Jobs {
-		if j.Mode != mode || j.Error != "" {
+		if (mode != "" && j.Mode != mode) || j.Error != "" {
 			continue
 		}
 		for _, p := range j.Points {
 			if p.Size == size {
-				if v, ok := p.Values[metric]; ok {
-					out = append(out, v)
-				}
+				f(j, p)
 			}
 		}
 	}
+}
+
+// Values returns metric's value at size for mode, one per successful job.
+func (br *BenchResult) Values(mode, metric string, size int64) []float64 {
+	var out []float64
+	br.eachPoint(mode, size, func(_ *JobRecord, p Point) {
+		if v, ok := p.Values[metric]; ok {
+			out = append(out, v)
+		}
+	})
 	return out
 }
 
@@ -288,16 +296,11 @@ func (br *BenchResult) Summary(mode, metric string, size int64) Spread {
 func (br *BenchResult) PairedRatio(mode, base, metric string, size int64) Spread {
 	byRep := func(m string) map[int]float64 {
 		out := map[int]float64{}
-		for _, j := range br.Jobs {
-			if j.Mode != m || j.Error != "" {
-				continue
+		br.eachPoint(m, size, func(j *JobRecord, p Point) {
+			if v, ok := p.Values[metric]; ok {
+				out[j.Rep] = v
 			}
-			for _, p := range j.Points {
-				if v, ok := p.Values[metric]; ok && p.Size == size {
-					out[j.Rep] = v
-				}
-			}
-		}
+		})
 		return out
 	}
 	a, b := byRep(mode), byRep(base)
@@ -336,35 +339,25 @@ func (br *BenchResult) FastRegimeRatio(mode, base, metric string, size int64) (r
 		return 0, 0, 0, 0, 0, false
 	}
 	lo, hi := math.Inf(1), 0.0
-	for _, j := range br.Jobs {
-		if j.Error != "" {
-			continue
+	br.eachPoint("", size, func(_ *JobRecord, p Point) {
+		if v := p.Values["touch_us"]; v > 0 {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-		for _, p := range j.Points {
-			if v, has := p.Values["touch_us"]; has && p.Size == size && v > 0 {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
+	})
 	if hi < regimeSplit*lo {
 		return 0, 0, 0, 0, 0, false
 	}
 	fast := func(m string) (vals []float64, n int) {
-		for _, j := range br.Jobs {
-			if j.Mode != m || j.Error != "" {
-				continue
+		br.eachPoint(m, size, func(_ *JobRecord, p Point) {
+			v, has := p.Values[metric]
+			if !has {
+				return
 			}
-			for _, p := range j.Points {
-				v, has := p.Values[metric]
-				if !has || p.Size != size {
-					continue
-				}
-				n++
-				if t := p.Values["touch_us"]; t > 0 && t <= regimeFactor*lo {
-					vals = append(vals, v)
-				}
+			n++
+			if t := p.Values["touch_us"]; t > 0 && t <= regimeFactor*lo {
+				vals = append(vals, v)
 			}
-		}
+		})
 		return vals, n
 	}
 	a, na := fast(mode)
