@@ -114,6 +114,19 @@ func TestAutoCalibrationFile(t *testing.T) {
 	require.True(t, strings.HasPrefix(err.Error(), "CasperII: CSP_CALIBRATION="), err.Error())
 }
 
+// spinCPU spins until the calling thread has run d on a CPU (its CPU
+// clock, not the wall's: a CI run's loaded host gave a 20 ms wall-clock
+// spin 0.25 ms of CPU), at most 10 s of wall time.
+func spinCPU(t *testing.T, d time.Duration) {
+	t.Helper()
+	var ts unix.Timespec
+	require.NoError(t, unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts))
+	start, deadline := ts.Nano(), time.Now().Add(10*time.Second)
+	for ts.Nano()-start < d.Nanoseconds() && time.Now().Before(deadline) {
+		require.NoError(t, unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts))
+	}
+}
+
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
 
 // threadSched reads the calling thread's own counters through the file it
@@ -123,8 +136,7 @@ func TestThreadSched(t *testing.T) {
 	goruntime.LockOSThread()
 	defer goruntime.UnlockOSThread()
 	cpu0, _ := threadSched()
-	for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
-	}
+	spinCPU(t, 50*time.Millisecond)
 	cpu1, _ := threadSched()
 	require.Greater(t, cpu1-cpu0, int64(2e6), "50 ms of spinning is some CPU time, even on a loaded host")
 	tid := schedstat.tid
@@ -197,8 +209,7 @@ func TestEpochThreadTimes(t *testing.T) {
 		r := &runtime{model: m}
 		f := &family{last: time.Now()}
 		r.epoch(f)
-		for end := time.Now().Add(20 * time.Millisecond); time.Now().Before(end); {
-		}
+		spinCPU(t, 20*time.Millisecond)
 		e := r.epoch(f)
 		require.Greater(t, e.wallUS, 15e3, "oversub %v", oversub)
 		if oversub {
