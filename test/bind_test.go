@@ -112,7 +112,7 @@ func TestBindVirtualNodes(t *testing.T) {
 		})
 	}
 	t.Run("bad value", func(t *testing.T) {
-		res := Run(t, Job{Layout: l, Prog: prog, Preload: true, Env: []string{"CSP_BIND=core"}})
+		res := RunFailing(t, Job{Layout: l, Prog: prog, Preload: true, Env: []string{"CSP_BIND=core"}})
 		require.NotEqual(t, 0, res.ExitCode)
 		require.Contains(t, res.Stderr, `CSP_BIND="core" is not valid; use auto or off`)
 		require.Empty(t, Results(res.Stdout), "no process got past MPI_Init")

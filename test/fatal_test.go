@@ -17,7 +17,7 @@ func TestFatalErrorText(t *testing.T) {
 		{"hint", `casperii: rank [01]: info: wildcard_used="bogus" is not valid`, `Fatal error in MPI_Comm_call_errhandler: Invalid MPI_Info value`},
 	} {
 		t.Run(c.what, func(t *testing.T) {
-			res := Run(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: prog, Args: []string{c.what}, Preload: true})
+			res := RunFailing(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: prog, Args: []string{c.what}, Preload: true})
 			require.NotEqual(t, 0, res.ExitCode, "the job aborts:\n%s", res.Output())
 			require.Empty(t, Select(Results(res.Stdout), "survived=1"), "nobody gets past the error")
 			require.Regexp(t, c.ours, res.Stderr)

@@ -149,7 +149,7 @@ func TestInterposeTruncatedFatal(t *testing.T) {
 			plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: []string{call}})
 			require.NotEqual(t, 0, plain.ExitCode, "plain MPICH aborts:\n%s", plain.Output())
 			require.NotContains(t, plain.Stdout, "survived")
-			res := Run(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: prog, Args: []string{call}, Preload: true})
+			res := RunFailing(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: prog, Args: []string{call}, Preload: true})
 			require.NotEqual(t, 0, res.ExitCode, "the job aborts:\n%s", res.Output())
 			require.NotContains(t, res.Stdout, "survived", res.Output())
 			require.Contains(t, res.Output(), "MPI_ERR_TRUNCATE") // the library's line, flushed first
@@ -252,7 +252,7 @@ func TestInterposeFortran(t *testing.T) {
 // A configuration the runtime refuses ends the job at MPI_Init with the
 // runtime's one-line reason and MPI_Abort, on every process.
 func TestInterposeInitError(t *testing.T) {
-	res := Run(t, Job{Layout: Layout{N: 4}, Prog: CProg(t, "ip_plain"), Preload: true, Env: []string{"CSP_NG=4"}, Timeout: 30 * time.Second})
+	res := RunFailing(t, Job{Layout: Layout{N: 4}, Prog: CProg(t, "ip_plain"), Preload: true, Env: []string{"CSP_NG=4"}, Timeout: 30 * time.Second})
 	require.NotEqual(t, 0, res.ExitCode)
 	require.Contains(t, res.Stderr, "CSP_NG=4 leaves no user")
 	require.Empty(t, Results(res.Stdout), "no process got past MPI_Init")

@@ -64,7 +64,7 @@ func TestInterposeCxx(t *testing.T) {
 // naming the accepted values, and the job ends at once (it used to leave
 // the users running without their world while the ghosts waited).
 func TestInterposeBadWorldHints(t *testing.T) {
-	res := Run(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: CProg(t, "ip_plain"), Args: []string{"2"}, Preload: true,
+	res := RunFailing(t, Job{Layout: Layout{N: 4, NodeSize: 2}, Prog: CProg(t, "ip_plain"), Args: []string{"2"}, Preload: true,
 		Env: []string{"CSP_WORLD_HINTS=wildcard_used=nope"}, Timeout: 30 * time.Second})
 	require.NotEqual(t, 0, res.ExitCode)
 	require.Less(t, res.Duration, 10*time.Second)

@@ -661,7 +661,7 @@ func TestFailFast(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			prog := GoProg(t, "p2p")
-			res := Run(t, Job{Layout: c.layout, Prog: prog, Args: []string{"sizes"}, Env: c.env, Timeout: 10 * time.Second})
+			res := RunFailing(t, Job{Layout: c.layout, Prog: prog, Args: []string{"sizes"}, Env: c.env, Timeout: 10 * time.Second})
 			assert.NotEqual(t, 0, res.ExitCode)
 			assert.Empty(t, Select(Results(res.Stdout), "test=sizes"), "the program ran")
 			t.Run("Message", func(t *testing.T) {

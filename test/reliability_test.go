@@ -250,7 +250,7 @@ func TestBadInput(t *testing.T) {
 		{"cells-out-of-range", Layout{N: 4, NodeSize: 2}, []string{"CSP_OFFLOAD_SHMQ_NCELLS=4"}, []string{`CSP_OFFLOAD_SHMQ_NCELLS="4" is not valid`, "between 16 and 1048576"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := Run(t, Job{Layout: c.layout, Prog: CProg(t, "rel_badinput"), Preload: true, Env: c.env, Timeout: 30 * time.Second})
+			res := RunFailing(t, Job{Layout: c.layout, Prog: CProg(t, "rel_badinput"), Preload: true, Env: c.env, Timeout: 30 * time.Second})
 			require.NotEqual(t, 0, res.ExitCode)
 			require.Less(t, res.Duration, 10*time.Second)
 			require.Empty(t, Results(res.Stdout), "no process got past MPI_Init")
@@ -277,7 +277,7 @@ func TestOtherMPI(t *testing.T) {
 	src, so := filepath.Join(dir, "fakeompi.c"), filepath.Join(dir, "libfakeompi.so")
 	require.NoError(t, os.WriteFile(src, []byte("void ompi_mpi_init(void) {}\n"), 0o644))
 	require.NoError(t, runTool(dir, "gcc", "-shared", "-fPIC", src, "-o", so))
-	res := Run(t, Job{Layout: Layout{N: 2}, Prog: CProg(t, "rel_badinput"), Timeout: 30 * time.Second,
+	res := RunFailing(t, Job{Layout: Layout{N: 2}, Prog: CProg(t, "rel_badinput"), Timeout: 30 * time.Second,
 		Env: []string{"LD_PRELOAD=" + Lib(t) + ":" + so}})
 	require.NotEqual(t, 0, res.ExitCode)
 	require.Empty(t, Results(res.Stdout), "no process got past MPI_Init")

@@ -324,7 +324,7 @@ func TestRMABadInput(t *testing.T) {
 			res = Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("range", flavor), Preload: true})
 			ipRequireResults(t, res, 1)
 
-			res = Run(t, Job{Layout: l, Prog: prog, Args: rmaArgs("fatal", flavor), Preload: true})
+			res = RunFailing(t, Job{Layout: l, Prog: prog, Args: rmaArgs("fatal", flavor), Preload: true})
 			require.NotEqual(t, 0, res.ExitCode, res.Output())
 			require.NotContains(t, res.Stdout, "fatal_not_reached")
 			// Every rank makes the bad put; the first to print ends the job.
