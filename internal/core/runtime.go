@@ -174,6 +174,7 @@ func Init(required int) (int, error) {
 		os.Exit(1)
 	}
 	cfg, cfgErr := ReadConfig()
+	goProcsWhy := setGoProcs(os.Getenv)
 	steps := newCallSteps()
 	// A user registers for its ghost's membarriers in Start; the
 	// registration sleeps through a grace period, so it starts now and
@@ -197,6 +198,9 @@ func Init(required int) (int, error) {
 	}
 	if r.mpiTagUB, err = mpi.CommWorld.TagUB(); err != nil {
 		return provided, err
+	}
+	if r.wrank == 0 {
+		r.verbosef(2, "rank 0: Go runtime: %s", goProcsWhy)
 	}
 	r.exposedUB = r.mpiTagUB
 	local := ""
