@@ -85,3 +85,39 @@ func overTCP(multiHost bool, getenv func(string) string) string {
 	}
 	return where + " and no InfiniBand device here (UCX will use TCP)"
 }
+
+// memEfficientVar is the MPICH control variable that releases an origin's
+// per-target state of a window at the end of each epoch.
+const memEfficientVar = "MPIR_CVAR_CH4_RMA_MEM_EFFICIENT"
+
+// keepRMATargetsFresh sets MPIR_CVAR_CH4_RMA_MEM_EFFICIENT=1 before
+// MPI_Init where RMA windows may be redirected, unless the environment
+// sets it (or its alias): MPICH 4.0.2 (ch4, MPIDIG_mpi_win_lock) ORs
+// MPI_MODE_NOCHECK into the per-target state it caches for the window's
+// life, and its unlock then skips the unlock message of every later lock
+// on that target, NOCHECK or not: the target keeps that lock forever, and
+// the next exclusive lock on it (or any lock after an exclusive one) waits
+// for good. A redirected window's epochs take W's lock with NOCHECK
+// (internal/user/rma.c), so a window that the automatic choice or
+// MPI_Win_set_info moved to MPICH's path hung at its first exclusive lock
+// (plain MPICH does the same: docs/perf/probes/nochecklock.c). Released
+// per epoch, the state starts clean at every lock. Every process of the
+// job sets it alike (MPICH wants one value in a group). The text for
+// CSP_VERBOSE.
+func keepRMATargetsFresh(rma bool, getenv func(string) string, setenv func(string, string) error) string {
+	if !rma {
+		return ""
+	}
+	for _, k := range []string{memEfficientVar, "MPICH_CH4_RMA_MEM_EFFICIENT"} {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			if v == "0" {
+				return k + "=0 as the environment sets it: an RMA window switched to MPICH's path may hang at its next exclusive lock (MPICH 4.0.2 keeps MPI_MODE_NOCHECK per target)"
+			}
+			return ""
+		}
+	}
+	if err := setenv(memEfficientVar, "1"); err != nil {
+		return "could not set " + memEfficientVar + "=1 (" + err.Error() + "): an RMA window switched to MPICH's path may hang at its next exclusive lock"
+	}
+	return ""
+}

@@ -1,6 +1,10 @@
 package core
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 // The default redirection of windows is off where UCX would carry the
 // job's traffic over TCP (rma.go).
@@ -30,4 +34,25 @@ func TestOverTCP(t *testing.T) {
 			t.Errorf("overTCP(%v, UCX_TLS=%q NOLOCAL=%q) = %v, want %v", c.multi, c.env("UCX_TLS"), c.env("MPIR_CVAR_NOLOCAL"), got, c.tcp)
 		}
 	}
+}
+
+func TestKeepRMATargetsFresh(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	setenv := func(k, v string) error { env[k] = v; return nil }
+
+	assert.Empty(t, keepRMATargetsFresh(false, getenv, setenv))
+	assert.Empty(t, env, "nothing set without redirected windows")
+
+	assert.Empty(t, keepRMATargetsFresh(true, getenv, setenv))
+	assert.Equal(t, "1", env[memEfficientVar])
+
+	env = map[string]string{"MPICH_CH4_RMA_MEM_EFFICIENT": "1"}
+	assert.Empty(t, keepRMATargetsFresh(true, getenv, setenv))
+	assert.NotContains(t, env, memEfficientVar, "the alias the user set stays the only one")
+
+	env = map[string]string{memEfficientVar: "0"}
+	why := keepRMATargetsFresh(true, getenv, setenv)
+	assert.Equal(t, "0", env[memEfficientVar], "the user's value stays")
+	assert.Contains(t, why, "may hang at its next exclusive lock")
 }

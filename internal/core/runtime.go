@@ -175,6 +175,7 @@ func Init(required int) (int, error) {
 	}
 	cfg, cfgErr := ReadConfig()
 	goProcsWhy := setGoProcs(os.Getenv)
+	rmaEnvWhy := keepRMATargetsFresh(cfg.RMA && cfg.NG > 0, os.Getenv, os.Setenv)
 	steps := newCallSteps()
 	// A user registers for its ghost's membarriers in Start; the
 	// registration sleeps through a grace period, so it starts now and
@@ -201,6 +202,9 @@ func Init(required int) (int, error) {
 	}
 	if r.wrank == 0 {
 		r.verbosef(2, "rank 0: Go runtime: %s", goProcsWhy)
+		if rmaEnvWhy != "" {
+			r.verbosef(1, "rank 0: %s", rmaEnvWhy)
+		}
 	}
 	r.exposedUB = r.mpiTagUB
 	local := ""
