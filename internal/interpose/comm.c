@@ -9,6 +9,7 @@
  * exists (not offloaded), as MPI leaves outputs undefined on error.
  */
 #include "interpose.h"
+#include "rma.h"
 
 CSP_IP_HIDDEN int csp_ip_raise(MPI_Comm comm, int code)
 {
@@ -188,6 +189,11 @@ CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site)
 {
     if (csp_u.nheld && !csp_u.nbcoll)
         csp_coop_push_held(); /* MPICH's blocking collective pushes nothing */
+    if (csp_u.nrma_coll) {
+        int rc = csp_rma_coll(comm);
+        if (rc != MPI_SUCCESS)
+            return rc; /* raised on the window */
+    }
     int n = csp_u.nwatch ? csp_route_coll(comm) : 0;
     return n ? csp_ip_raise(comm, csp_go_coll_check((int)comm, n, (uintptr_t)site)) : MPI_SUCCESS;
 }
@@ -227,6 +233,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (csp_ip_user && comm) {
         csp_go_comm_freed((int)*comm); /* before MPI may reuse the handle */
         csp_agree_forget(*comm);
+        csp_rma_comm_forget(*comm);
     }
     return PMPI_Comm_free(comm);
 }
@@ -238,6 +245,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
     if (csp_ip_user && comm) {
         csp_go_comm_freed((int)*comm);
         csp_agree_forget(*comm);
+        csp_rma_comm_forget(*comm);
     }
     return PMPI_Comm_disconnect(comm);
 }

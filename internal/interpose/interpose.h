@@ -180,12 +180,14 @@ extern int csp_go_coll_check(int comm, int n, uintptr_t site);
  * this first, with its return address: the call site in the application,
  * by which the automatic choice tells phases apart, internal/core/
  * autosite.go): while a change of its route is pending, the runtime may
- * take it here (internal/core/switch.go). One test when nothing is
- * pending anywhere. Errors go to comm's error handler. */
+ * take it here (internal/core/switch.go), and the auto windows made on
+ * comm agree (internal/user/rmaauto.c). One test when nothing is pending
+ * anywhere. Errors go to comm's error handler (a window's to the
+ * window's). */
 CSP_IP_HIDDEN int csp_ip_coll_slow(MPI_Comm comm, void *site);
 static inline int csp_ip_coll(MPI_Comm comm, void *site)
 {
-    if (__builtin_expect((csp_u.nwatch | csp_u.nheld) != 0, 0))
+    if (__builtin_expect((csp_u.nwatch | csp_u.nheld | csp_u.nrma_coll) != 0, 0))
         return csp_ip_coll_slow(comm, site);
     return MPI_SUCCESS;
 }

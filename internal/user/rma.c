@@ -323,6 +323,7 @@ static void unlink_win(struct csp_rma_win *w)
 
 static void free_record(struct csp_rma_win *w)
 {
+    csp_rma_coll_unlist(w);
     csp_rma_local_free(w);
     if (w->acomm != MPI_COMM_NULL)
         PMPI_Comm_free(&w->acomm);
@@ -404,6 +405,7 @@ static int enroll(MPI_Comm comm, int n, int me, int ok, const struct csp_rma_hin
     struct csp_rma_win *w = agreed ? calloc(1, sizeof *w) : NULL;
     if (w) {
         w->acomm = MPI_COMM_NULL;
+        w->ucomm = MPI_COMM_NULL;
         w->t = malloc(sizeof(struct csp_rma_target) * (size_t)n);
         w->held = calloc((size_t)n, 1);
         w->access = calloc((size_t)n, 1);
@@ -605,6 +607,7 @@ int csp_rma_unlist(struct csp_rma_win *w)
         w->released = 0;
     }
     unlink_win(w);
+    csp_rma_coll_unlist(w); /* a window that stays (its free failed) agrees only at fences */
     return MPI_SUCCESS;
 }
 
@@ -1025,7 +1028,7 @@ int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
         return MPI_SUCCESS;
     if ((rc = csp_rma_comm(w, MPI_COMM_NULL)) != MPI_SUCCESS)
         return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
-    return csp_rma_agree(w, 1, "MPI_Win_set_info (symmetric=true)");
+    return csp_rma_agree(w, CSP_RMA_AT_SYMMETRIC, "MPI_Win_set_info (symmetric=true)");
 }
 
 int csp_rma_get_info(struct csp_rma_win *w, MPI_Info *info)
@@ -1073,7 +1076,7 @@ int csp_rma_fence(struct csp_rma_win *w, int assert_)
         if (w->pending >= 0 || w->pend_epochs)
             csp_rma_take_pending(w, "MPI_Win_fence");
         else if (w->auto_ && w->nfence >= w->next_eval)
-            rc = csp_rma_agree(w, 0, "MPI_Win_fence");
+            rc = csp_rma_agree(w, CSP_RMA_AT_FENCE, "MPI_Win_fence");
     }
     return rc;
 }

@@ -187,7 +187,17 @@ struct csp_rma_win {
                           member since the last agreement (auto)          */
     uint32_t nfence;   /* MPI_Win_fence calls on the window              */
     uint32_t next_eval;/* the fence of the next agreement (auto)          */
-    uint32_t gap;      /* fences between agreements now (auto)            */
+    uint32_t gap;      /* fences (or collectives) between agreements now
+                          (auto)                                          */
+    /* An auto window of MPI_Win_allocate also agrees at the blocking
+     * collectives on the communicator it was made on, until its first
+     * fence (rmaauto.c: csp_rma_coll). */
+    MPI_Comm ucomm;    /* that communicator (mapped: the users' world for
+                          MPI_COMM_WORLD) while the window is on the list
+                          below, else MPI_COMM_NULL                       */
+    uint32_t ncoll;    /* blocking collectives on ucomm since listed      */
+    uint32_t next_coll;/* the collective of the next agreement            */
+    struct csp_rma_win *cnext; /* that list, in the order of creation    */
     struct csp_rma_prof snap; /* the profile at the last agreement (auto) */
     struct csp_rma_win *next; /* hash chain                              */
 };
@@ -223,6 +233,8 @@ struct csp_rma {
                           decided (rmaauto.c)                             */
     int last_choice;   /* what it chose: 0 none yet, CSP_RMA_CHOSE_ON or
                           CSP_RMA_CHOSE_OFF                               */
+    struct csp_rma_win *coll; /* the auto windows that agree at collectives
+                          (csp_u.nrma_coll of them), oldest first         */
     /* Registers an error code of class cls whose MPI_Error_string is msg
      * (the interposer's; NULL: the bare class). */
     int (*errcode)(int cls, const char *msg);
@@ -310,11 +322,28 @@ void csp_rma_prof_read(struct csp_rma_prof *p);
 int csp_rma_auto_start(struct csp_rma_win *w, MPI_Comm comm);
 /* Make the members' communicator, if not yet (collective). */
 int csp_rma_comm(struct csp_rma_win *w, MPI_Comm comm);
-/* The members' agreement at a safe point (collective): symmetric (an
- * MPI_Win_set_info with symmetric=true): whether every member is quiet,
- * the pending change taken if so; on an auto window, whether it should be
- * direct, taken. where names the call for CSP_VERBOSE. */
-int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where);
+/* The safe points where the members agree (csp_rma_agree). */
+enum csp_rma_point {
+    CSP_RMA_AT_FENCE,     /* MPI_Win_fence: no epoch can be open        */
+    CSP_RMA_AT_SYMMETRIC, /* MPI_Win_set_info with symmetric=true       */
+    CSP_RMA_AT_COLL,      /* a blocking collective on the window's
+                             communicator (csp_rma_coll)                 */
+};
+/* The members' agreement at a safe point (collective): at a collective or
+ * a symmetric MPI_Win_set_info, whether every member is quiet (no epoch
+ * open), and there the pending change of MPI_Win_set_info taken if so;
+ * on an auto window, whether it should be direct, taken where every
+ * member is quiet. where names the call for CSP_VERBOSE. */
+int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *where);
+/* A blocking collective on comm begins (interpose.h: csp_ip_coll, while
+ * csp_u.nrma_coll is set): the auto windows made on comm agree there when
+ * due. Collective over comm. An error was raised on its window. */
+int csp_rma_coll(MPI_Comm comm);
+/* comm is being freed: no window agrees at its collectives any more (its
+ * handle may come back as another communicator's). */
+void csp_rma_comm_forget(MPI_Comm comm);
+/* w leaves that list (freed; or its communicator freed). */
+void csp_rma_coll_unlist(struct csp_rma_win *w);
 /* The automatic choice from the members' sums v (csp_rma_agree's layout):
  * 1 direct, 0 redirected, -1 no evidence (keep); the access-weighted
  * share of the targets' time in MPI in *cr. Pure: every member decides

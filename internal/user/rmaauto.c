@@ -32,14 +32,24 @@
  * symmetric=true, and at MPI_Win_fence, not every one: a fence is
  * collective, so every member counts them alike and agrees at the same
  * ones (after CSP_RMA_GAP_MIN fences, then at doubling intervals up to
- * CSP_RMA_GAP_MAX while nothing changes). An agreement is one Allreduce
+ * CSP_RMA_GAP_MAX while nothing changes), and, until its first fence, an
+ * auto window of MPI_Win_allocate at the blocking collectives on the
+ * communicator it was made on, on the same cadence: every member makes
+ * them in the same order, and where the agreement finds that no member
+ * has an epoch open (passive target epochs are each origin's own, so
+ * this is checked, in the same Allreduce), every operation of the old
+ * path is complete at its target, as at a fence. A program synchronized
+ * by locks and barriers (Global Arrays, osubench's rma-ga) thus chooses
+ * by what its targets do, not once at the allocation before any epoch;
+ * one that keeps an epoch open across its collectives (MPI_Win_lock_all
+ * for the whole run) never switches there. An agreement is one Allreduce
  * (MPI_SUM of int64s, exact, so every member reads the same sums) over the
  * window's private communicator: per member its wall time, time in MPI and
  * calls since the last agreement (its own slot, zero elsewhere), and the
  * operations each origin issued to each member. A profile shorter than
- * CSP_RMA_AUTO_BASE_US decides nothing (it is kept for the next). A window
- * with passive-target epochs only chooses at allocation and at
- * MPI_Win_set_info(symmetric=true).
+ * CSP_RMA_AUTO_BASE_US decides nothing (it is kept for the next). Under
+ * MPI_THREAD_MULTIPLE a window agrees at collectives only where MPI_Win_set_info
+ * asks (symmetric=true): another thread may open an epoch meanwhile.
  */
 #include "rma.h"
 
@@ -118,6 +128,7 @@ static void begin(struct csp_rma_win *w)
     restart(w);
     w->gap = CSP_RMA_GAP_MIN;
     w->next_eval = w->nfence + w->gap;
+    w->next_coll = w->ncoll + w->gap;
     w->auto_ = 1;
 }
 
@@ -146,6 +157,69 @@ int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double 
     if (!direct && *cr > high)
         return 1;
     return direct;
+}
+
+/* ---- at the collectives on a window's communicator ---- */
+
+/* coll_list puts w, an auto window made on comm, on the list of the
+ * windows that agree at comm's collectives (at its end: the order of
+ * creation, the same at every member for the windows of one
+ * communicator, so the members' agreements come in the same order). */
+static void coll_list(struct csp_rma_win *w, MPI_Comm comm)
+{
+    if (csp_u.multiple || comm == MPI_COMM_NULL || w->ucomm != MPI_COMM_NULL)
+        return;
+    w->ucomm = comm;
+    w->ncoll = 0;
+    w->next_coll = w->gap;
+    w->cnext = NULL;
+    struct csp_rma_win **p = &csp_rma.coll;
+    while (*p)
+        p = &(*p)->cnext;
+    *p = w;
+    csp_u.nrma_coll++;
+}
+
+void csp_rma_coll_unlist(struct csp_rma_win *w)
+{
+    if (w->ucomm == MPI_COMM_NULL)
+        return;
+    struct csp_rma_win **p = &csp_rma.coll;
+    while (*p && *p != w)
+        p = &(*p)->cnext;
+    if (*p)
+        *p = w->cnext;
+    w->ucomm = MPI_COMM_NULL;
+    w->cnext = NULL;
+    csp_u.nrma_coll--;
+}
+
+void csp_rma_comm_forget(MPI_Comm comm)
+{
+    struct csp_rma_win *w = csp_rma.coll, *next;
+    for (; w; w = next) {
+        next = w->cnext;
+        if (w->ucomm == comm)
+            csp_rma_coll_unlist(w);
+    }
+}
+
+int csp_rma_coll(MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    struct csp_rma_win *w = csp_rma.coll, *next;
+    for (; w; w = next) {
+        next = w->cnext; /* an agreement never unlists, but be safe */
+        /* A fence is the window's own safe point from its first on. */
+        if (w->ucomm != comm || !w->auto_ || w->nfence > 0)
+            continue;
+        if (++w->ncoll < w->next_coll)
+            continue;
+        int r = csp_rma_agree(w, CSP_RMA_AT_COLL, "a collective on its communicator");
+        if (rc == MPI_SUCCESS)
+            rc = r;
+    }
+    return rc;
 }
 
 /* quiet: no epoch of this process is open on w. */
@@ -199,15 +273,15 @@ static int set_direct(struct csp_rma_win *w, int direct)
     return rc;
 }
 
-int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
+int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *where)
 {
-    int n = w->size, au = w->auto_;
+    int n = w->size, au = w->auto_, symmetric = at == CSP_RMA_AT_SYMMETRIC;
     size_t len = 1 + (au ? 4 * (size_t)n : 0);
     int64_t *mine = calloc(2 * len, sizeof *mine);
     if (!mine) /* every member must call the Allreduce: this ends the job */
         return csp_rma_raise_msg(w, MPI_ERR_NO_MEM, "CasperII: out of memory in a window's agreement");
     int64_t *sum = mine + len;
-    mine[0] = symmetric && !quiet(w);
+    mine[0] = at != CSP_RMA_AT_FENCE && !quiet(w);
     struct csp_rma_prof now = {0, 0, 0};
     if (au) {
         csp_rma_prof_read(&now);
@@ -241,7 +315,9 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
         double cr = 0;
         int d = csp_rma_auto_choose(n, sum, w->direct, csp_rma.cr_low, csp_rma.cr_high, csp_rma.min_stretch_us,
                                     &cr);
-        int change = d >= 0 && d != w->direct && (!symmetric || all_quiet);
+        if (!all_quiet)
+            d = -1; /* an epoch was open: the profile goes on to the next */
+        int change = d >= 0 && d != w->direct;
         if (d >= 0)
             restart(w); /* else: too short, kept for the next agreement */
         if (change) {
@@ -254,6 +330,7 @@ int csp_rma_agree(struct csp_rma_win *w, int symmetric, const char *where)
             w->gap *= 2;
         }
         w->next_eval = w->nfence + w->gap;
+        w->next_coll = w->ncoll + w->gap;
         if (!change && d >= 0 && csp_rma.verbose >= 2 && w->rank == 0)
             fprintf(stderr,
                     "casperii: window 0x%x: async_config=auto: stays %s at %s (its targets spent %.0f%% of their "
@@ -330,6 +407,7 @@ int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *pr
     w->direct = d >= 0 ? d == 1 : all_off;
     csp_rma.last_choice = w->direct ? CSP_RMA_CHOSE_OFF : CSP_RMA_CHOSE_ON;
     begin(w);
+    coll_list(w, comm);
     choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr,
                d >= 0 ? WHY_SHARE : all_off ? WHY_KEPT : WHY_NONE);
     return MPI_SUCCESS;

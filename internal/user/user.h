@@ -198,6 +198,9 @@ struct csp_user {
     uint32_t trk_nover, trk_over_cap;
     uint32_t nwatch;          /* entries with watch set: collectives look  */
     uint32_t ndirect_ops;     /* live records of direct persistent starts  */
+    uint32_t nrma_coll;       /* auto windows that agree at collectives on
+                                 their communicator: collectives look too
+                                 (rmaauto.c)                              */
 
     /* self-profiling for the automatic route choice (prof.c): while
      * prof is set, cumulative over the process; times in ticks of the

@@ -47,11 +47,17 @@
  *                  MPI_Win_set_info(async_config=auto, symmetric=true):
  *                  three phases (computing, idle in MPI, computing), each
  *                  ended by a barrier and MPI_Win_set_info(symmetric=true)
+ *   ip_rma autocoll
+ *                  lock epochs only, the window auto from its allocation
+ *                  (run it with CSP_ASYNC_CONFIG=auto), each rank also
+ *                  updating its own slot under an exclusive lock on
+ *                  itself: three phases (computing, idle in MPI,
+ *                  computing) of iterations each ended by a barrier
  *   ip_rma autoburst
  *                  windows made in bursts (run it with CSP_ASYNC_CONFIG=
  *                  auto): computing 20 ms, then two windows back to back;
  *                  idle in MPI 20 ms, then three; computing, then one.
- *                  Prints what is in effect on each, then accumulates once
+ *                  Prints what each starts with, then accumulates once
  *                  into each peer's window of each
  *   ip_rma blocked [create|allocate] [EPOCHS [KIB]]
  *                  rank 0 waits in MPI_Recv from rank 1 while rank 1
@@ -1026,6 +1032,57 @@ static void idle(double ms)
     }
 }
 
+/* Lock epochs only, on a window that is auto from its allocation
+ * (CSP_ASYNC_CONFIG=auto), its phases separated by nothing but
+ * collectives on the window's communicator: the members agree there
+ * (rmaauto.c). Every iteration each rank also updates its own slot under
+ * an exclusive lock on itself: MPICH 4.0.2 made every other origin's lock
+ * on a process wait forever once that process, after a NOCHECK lock on
+ * itself (the redirected path's, before CasperII kept a self-lock's
+ * assert), took a real exclusive one (the path off). */
+static void autocoll(void)
+{
+    long *base;
+    MPI_Win w;
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
+    memset(base, 0, SLOTS * sizeof(long));
+    MPI_Win_unlock(rank, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int peer = (rank + 1) % size;
+    long one = 1;
+    const int iters = 40;
+    for (int phase = 0; phase < 3; phase++) {
+        int busy = phase != 1;
+        for (int i = 0; i < iters; i++) {
+            MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
+            MPI_Accumulate(&one, 1, MPI_LONG, peer, phase, 1, MPI_LONG, MPI_SUM, w);
+            MPI_Win_unlock(peer, w);
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
+            base[3 + phase]++;
+            MPI_Win_unlock(rank, w);
+            /* 5 ms between a rank's MPI calls: a target that enters MPI
+             * every 0.5 ms or more often counts as inside MPI (rmaauto.c) */
+            if (busy)
+                spin(5);
+            else
+                idle(0.2);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        effect(w, phase);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    int ok = 1;
+    for (int p = 0; p < 3; p++)
+        ok &= base[p] == iters && base[3 + p] == iters;
+    printf("value rank=%d autocoll=%ld,%ld,%ld,%ld,%ld,%ld\n", rank, base[0], base[1], base[2], base[3], base[4],
+           base[5]);
+    MPI_Win_unlock(rank, w);
+    MPI_Win_free(&w);
+    result("autocoll", ok);
+}
+
 static void autoburst(void)
 {
     enum { NW = 6 };
@@ -1039,13 +1096,16 @@ static void autoburst(void)
             idle(20);
         else
             spin(20);
-        for (int i = 0; i < burst[b]; i++, k++)
+        /* What each starts with: the collectives below (idle's too) may
+         * switch it later, by its own profile (rmaauto.c). */
+        for (int i = 0; i < burst[b]; i++, k++) {
             MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base[k], &w[k]);
+            effect(w[k], k);
+        }
     }
     int peer = (rank + 1) % size, ok = 1;
     long one = 1;
     for (k = 0; k < NW; k++) {
-        effect(w[k], k);
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w[k]);
         base[k][0] = 10 * k;
         MPI_Win_unlock(rank, w[k]);
@@ -1229,6 +1289,8 @@ int main(int argc, char **argv)
         autofence();
     } else if (strcmp(mode, "autopassive") == 0) {
         autopassive();
+    } else if (strcmp(mode, "autocoll") == 0) {
+        autocoll();
     } else if (strcmp(mode, "autoburst") == 0) {
         autoburst();
     } else if (strcmp(mode, "blocked") == 0) {
