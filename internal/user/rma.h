@@ -38,8 +38,9 @@
  *
  * A window is redirected or direct (every call to W as is) as a whole,
  * and only changes between the same two epochs of every member: at a
- * fence, or at MPI_Win_set_info(symmetric=true) where no member has an
- * epoch open (checked in one Allreduce). The application asks for it
+ * fence, or at MPI_Win_set_info(symmetric=true) or (auto, rmaauto.c) a
+ * collective on its communicator where no member has an epoch open
+ * (checked in one Allreduce). The application asks for it
  * (async_config=on|off), or the members choose from their self-profile
  * (async_config=auto, rmaauto.c). epoch_type (Casper's epochs_used,
  * rmahint.c) restricts the epoch kinds; it changes at the same points, so
@@ -179,7 +180,9 @@ struct csp_rma_win {
     /* async_config=auto (rmaauto.c): every member's choice is the same,
      * made at the window-wide safe points only (allocation, fences on a
      * cadence every member counts alike, MPI_Win_set_info with
-     * symmetric=true), from the members' profiles, in one Allreduce. */
+     * symmetric=true, until the first fence the collectives on its
+     * communicator on the same cadence), from the members' profiles, in
+     * one Allreduce. */
     int auto_;         /* the runtime chooses direct                      */
     MPI_Comm acomm;    /* the members' private communicator, made when
                           first needed (auto, symmetric=true); or NULL    */
