@@ -629,14 +629,8 @@ func TestRMALockallHint(t *testing.T) {
 // a window by its own profile: TestRMAAutoCollective.) The values are
 // plain MPICH's.
 func TestRMAAutoBurst(t *testing.T) {
-	prog := CProg(t, "ip_rma")
 	l := Layout{N: 4, NodeSize: 2}
-	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"autoburst"}})
-	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"autoburst"}, Preload: true,
-		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
-	ipRequireResults(t, res, 1)
-	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	res := rmaAutoRun(t, "autoburst", l)
 	require.Equal(t, []string{"on", "on", "off", "off", "off", "on"}, rmaEffects(t, res.Stdout, 6, l.Users()), res.Output())
 	require.Equal(t, 2, strings.Count(res.Stderr, "async_config=auto: starts off at MPI_Win_allocate (profile under 1000 us since the members' last choice, which this keeps)"), res.Output())
 	for _, s := range ipRequireStats(t, res, l.Users()) {
@@ -710,14 +704,8 @@ func rmaEffects(t *testing.T, out string, phases, users int) []string {
 // values are plain MPICH's, CSP_VERBOSE=1 says each switch, CSP_STATS
 // counts them, and only part of the operations went to the ghosts.
 func TestRMAAutoFence(t *testing.T) {
-	prog := CProg(t, "ip_rma")
 	l := Layout{N: 4, NodeSize: 2}
-	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"auto"}})
-	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"auto"}, Preload: true,
-		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
-	ipRequireResults(t, res, 1)
-	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	res := rmaAutoRun(t, "auto", l)
 	require.Equal(t, []string{"on", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
 	require.Contains(t, res.Stderr, "async_config=auto: off at MPI_Win_fence (its targets spent", res.Output())
 	require.Contains(t, res.Stderr, "async_config=auto: on at MPI_Win_fence (its targets spent", res.Output())
@@ -740,14 +728,8 @@ func TestRMAAutoFence(t *testing.T) {
 // (a real lock once off, after the redirected path's) never stop the
 // others' epochs; the values are plain MPICH's.
 func TestRMAAutoCollective(t *testing.T) {
-	prog := CProg(t, "ip_rma")
 	l := Layout{N: 4, NodeSize: 2}
-	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"autocoll"}})
-	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"autocoll"}, Preload: true,
-		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
-	ipRequireResults(t, res, 1)
-	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	res := rmaAutoRun(t, "autocoll", l)
 	require.Equal(t, []string{"on", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
 	require.Contains(t, res.Stderr, "async_config=auto: off at a collective on its communicator (its targets spent", res.Output())
 	require.Contains(t, res.Stderr, "async_config=auto: on at a collective on its communicator (its targets spent", res.Output())
@@ -802,4 +784,20 @@ func TestRMAAutoPassive(t *testing.T) {
 		require.Equal(t, int64(3), rmaStat(t, s, "rma_agreements"), s.Fields.Line())
 		require.Equal(t, int64(60), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
 	}
+}
+
+// rmaAutoRun runs ip_rma's mode on l's users under plain MPICH and on l
+// under the library with CSP_ASYNC_CONFIG=auto (CSP_STATS, CSP_VERBOSE=1),
+// requires both to succeed with the same values, and returns the
+// library's job.
+func rmaAutoRun(t *testing.T, mode string, l Layout) Result {
+	t.Helper()
+	prog := CProg(t, "ip_rma")
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{mode}})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{mode}, Preload: true,
+		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	return res
 }

@@ -971,15 +971,34 @@ static void autofence(void)
 
 static void idle(double ms);
 
-static void autopassive(void)
+/* add_one adds 1 to slot of target's part of w in an epoch of its own
+ * (a shared lock). */
+static void add_one(MPI_Win w, int target, int slot)
+{
+    long one = 1;
+    MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w);
+    MPI_Accumulate(&one, 1, MPI_LONG, target, slot, 1, MPI_LONG, MPI_SUM, w);
+    MPI_Win_unlock(target, w);
+}
+
+/* zeroed_window makes *w with MPI_Win_allocate (SLOTS longs a rank),
+ * zeroes this rank's part under an exclusive lock on itself, and waits
+ * for every rank to have done so. */
+static long *zeroed_window(MPI_Win *w)
 {
     long *base;
-    MPI_Win w;
-    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, w);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, *w);
     memset(base, 0, SLOTS * sizeof(long));
-    MPI_Win_unlock(rank, w);
+    MPI_Win_unlock(rank, *w);
     MPI_Barrier(MPI_COMM_WORLD);
+    return base;
+}
+
+static void autopassive(void)
+{
+    MPI_Win w;
+    long *base = zeroed_window(&w);
     MPI_Info info, sym;
     MPI_Info_create(&info);
     MPI_Info_set(info, "async_config", "auto");
@@ -989,14 +1008,11 @@ static void autopassive(void)
     MPI_Info_create(&sym);
     MPI_Info_set(sym, "symmetric", "true");
     int peer = (rank + 1) % size;
-    long one = 1;
     const int iters = 30;
     for (int phase = 0; phase < 3; phase++) {
         int busy = phase != 1;
         for (int i = 0; i < iters; i++) {
-            MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
-            MPI_Accumulate(&one, 1, MPI_LONG, peer, phase, 1, MPI_LONG, MPI_SUM, w);
-            MPI_Win_unlock(peer, w);
+            add_one(w, peer, phase);
             if (busy)
                 spin(5);
         }
@@ -1036,28 +1052,20 @@ static void idle(double ms)
  * (CSP_ASYNC_CONFIG=auto), its phases separated by nothing but
  * collectives on the window's communicator: the members agree there
  * (rmaauto.c). Every iteration each rank also updates its own slot under
- * an exclusive lock on itself: MPICH 4.0.2 made every other origin's lock
- * on a process wait forever once that process, after a NOCHECK lock on
- * itself (the redirected path's, before CasperII kept a self-lock's
- * assert), took a real exclusive one (the path off). */
+ * an exclusive lock on itself: once off, those are MPICH's real locks
+ * after the redirected path's NOCHECK ones, which MPICH 4.0.2 made wait
+ * forever unless the library set MPIR_CVAR_CH4_RMA_MEM_EFFICIENT
+ * (internal/core/rma.go). */
 static void autocoll(void)
 {
-    long *base;
     MPI_Win w;
-    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
-    memset(base, 0, SLOTS * sizeof(long));
-    MPI_Win_unlock(rank, w);
-    MPI_Barrier(MPI_COMM_WORLD);
+    long *base = zeroed_window(&w);
     int peer = (rank + 1) % size;
-    long one = 1;
     const int iters = 40;
     for (int phase = 0; phase < 3; phase++) {
         int busy = phase != 1;
         for (int i = 0; i < iters; i++) {
-            MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w);
-            MPI_Accumulate(&one, 1, MPI_LONG, peer, phase, 1, MPI_LONG, MPI_SUM, w);
-            MPI_Win_unlock(peer, w);
+            add_one(w, peer, phase);
             MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
             base[3 + phase]++;
             MPI_Win_unlock(rank, w);
