@@ -720,6 +720,35 @@ func TestRMAAutoFence(t *testing.T) {
 	}
 }
 
+// MPI_Win_set_info(async_config) without symmetric=true on a window that
+// never fences: the change waits for a collective on the window's
+// communicator where no member has an epoch open (not the first barrier,
+// across which rank 0 holds a lock_all epoch), CSP_VERBOSE=1 says where
+// it took effect, MPI_Win_get_info says what is in effect, and exactly
+// the accumulates of the redirected phases reach the ghosts.
+func TestRMASetInfoCollective(t *testing.T) {
+	prog := CProg(t, "ip_rma")
+	l := Layout{N: 4, NodeSize: 2}
+	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"setinfocoll"}})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"setinfocoll"}, Preload: true,
+		Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
+	ipRequireResults(t, res, 1)
+	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	fs := ParseLines(res.Stdout, "effect")
+	require.Len(t, fs, 4*l.Users(), res.Output())
+	for _, f := range fs {
+		want := map[string]string{"0": "on", "1": "on", "2": "off", "3": "on"}[f["phase"]]
+		require.Equal(t, want, f["in_effect"], f.Line())
+	}
+	require.Contains(t, res.Stderr, "async_config=off took effect at a collective on its communicator", res.Output())
+	require.Contains(t, res.Stderr, "async_config=on took effect at a collective on its communicator", res.Output())
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.Equal(t, int64(2), rmaStat(t, s, "rma_switches"), s.Fields.Line())
+		require.Equal(t, int64(2), rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+	}
+}
+
 // An auto window of passive-target epochs whose phases are separated by
 // barriers alone (as Global Arrays programs are): the members agree at
 // the collectives on the window's communicator where none of them has an

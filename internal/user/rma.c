@@ -452,6 +452,8 @@ static int start(struct csp_rma_win *w, MPI_Comm comm, struct enrolled *e)
      * ghost and no target, so it stays on (rmalocal.c). */
     if (e->all_auto && !w->local)
         rc = csp_rma_alloc_choose(w, comm, e->votes + E_PROF, E_N, &e->now);
+    if (rc == MPI_SUCCESS)
+        csp_rma_coll_list(w, comm); /* auto, or a change MPI_Win_set_info asks */
     if (w->local && csp_rma.verbose >= 2 && w->rank == 0)
         fprintf(stderr, "casperii: window 0x%x: its %d members share this node: the origins apply the "
                         "operations in shared memory (no ghost)\n",
@@ -1010,11 +1012,13 @@ int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
      * same values of such hints: every member does the same here. A
      * change waits for the next fence, where no origin of the window has
      * an epoch open (its synchronization orders every member's operations
-     * of the old path before any of the new), unless the application
-     * asserts that now is such a point (symmetric=true, as in Casper):
-     * then the members check that none of them has an epoch open and take
-     * it at once (else it waits for the fence), in one Allreduce that also
-     * carries an auto window's choice. */
+     * of the old path before any of the new), or, on a window without
+     * fences, for the next collective on its communicator where the
+     * members find that none of them has an epoch open (rmaauto.c:
+     * csp_rma_coll), unless the application asserts that now is such a
+     * point (symmetric=true, as in Casper): then the members check that
+     * none of them has an epoch open and take it at once (else it waits),
+     * in one Allreduce that also carries an auto window's choice. */
     if (h.config != CSP_RMA_HINT_UNSET)
         w->pending = h.config;
     if (h.epochs)
@@ -1024,10 +1028,16 @@ int csp_rma_set_info(struct csp_rma_win *w, MPI_Info info)
         w->pending = -1;
         return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
     }
-    if (!h.symmetric)
+    if (!h.symmetric && w->pending < 0 && !w->pend_epochs)
         return MPI_SUCCESS;
+    /* The members' communicator, which every agreement needs (here, where
+     * every member is: MPI_Win_set_info is collective). */
     if ((rc = csp_rma_comm(w, MPI_COMM_NULL)) != MPI_SUCCESS)
         return csp_rma_raise_rc(w, "MPI_Win_set_info", rc);
+    if (!h.symmetric) {
+        w->next_coll = w->ncoll + 1; /* the next collective on its communicator tries it */
+        return MPI_SUCCESS;
+    }
     return csp_rma_agree(w, CSP_RMA_AT_SYMMETRIC, "MPI_Win_set_info (symmetric=true)");
 }
 

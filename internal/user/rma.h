@@ -345,6 +345,11 @@ int csp_rma_coll(MPI_Comm comm);
 /* comm is being freed: no window agrees at its collectives any more (its
  * handle may come back as another communicator's). */
 void csp_rma_comm_forget(MPI_Comm comm);
+/* w, made on comm, joins the list of the windows that agree at comm's
+ * collectives, at its end: the order of creation, the same at every
+ * member for the windows of one communicator, so the members' agreements
+ * come in the same order. Not under MPI_THREAD_MULTIPLE. */
+void csp_rma_coll_list(struct csp_rma_win *w, MPI_Comm comm);
 /* w leaves that list (freed; or its communicator freed). */
 void csp_rma_coll_unlist(struct csp_rma_win *w);
 /* The automatic choice from the members' sums v (csp_rma_agree's layout):

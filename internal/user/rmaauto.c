@@ -161,16 +161,14 @@ int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double 
 
 /* ---- at the collectives on a window's communicator ---- */
 
-/* coll_list puts w, an auto window made on comm, on the list of the
- * windows that agree at comm's collectives (at its end: the order of
- * creation, the same at every member for the windows of one
- * communicator, so the members' agreements come in the same order). */
-static void coll_list(struct csp_rma_win *w, MPI_Comm comm)
+void csp_rma_coll_list(struct csp_rma_win *w, MPI_Comm comm)
 {
     if (csp_u.multiple || comm == MPI_COMM_NULL || w->ucomm != MPI_COMM_NULL)
         return;
     w->ucomm = comm;
     w->ncoll = 0;
+    if (w->gap == 0)
+        w->gap = CSP_RMA_GAP_MIN;
     w->next_coll = w->gap;
     w->cnext = NULL;
     struct csp_rma_win **p = &csp_rma.coll;
@@ -210,10 +208,13 @@ int csp_rma_coll(MPI_Comm comm)
     struct csp_rma_win *w = csp_rma.coll, *next;
     for (; w; w = next) {
         next = w->cnext; /* an agreement never unlists, but be safe */
-        /* A fence is the window's own safe point from its first on. */
-        if (w->ucomm != comm || !w->auto_ || w->nfence > 0)
+        if (w->ucomm != comm)
             continue;
-        if (++w->ncoll < w->next_coll)
+        w->ncoll++; /* every member counts every one alike */
+        /* A fence is the window's own safe point from its first on. */
+        int pending = w->pending >= 0 || w->pend_epochs;
+        if (w->nfence > 0 || !(w->auto_ || pending) || w->ncoll < w->next_coll ||
+            w->acomm == MPI_COMM_NULL) /* made by every member alike: never here */
             continue;
         int r = csp_rma_agree(w, CSP_RMA_AT_COLL, "a collective on its communicator");
         if (rc == MPI_SUCCESS)
@@ -299,16 +300,26 @@ int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *wher
         return rc;
     }
     int all_quiet = sum[0] == 0;
-    if (symmetric && all_quiet && (w->pending >= 0 || w->pend_epochs)) {
+    int pending = w->pending >= 0 || w->pend_epochs;
+    if (at != CSP_RMA_AT_FENCE && all_quiet && pending) {
         if (!w->direct)
             rc = csp_rma_flush_ghosts();
         csp_rma_take_pending(w, where);
-    } else if (symmetric && !all_quiet && (w->pending >= 0 || w->pend_epochs) && csp_rma.verbose >= 1 &&
-               w->rank == 0) {
+        au = au && w->auto_; /* a change of async_config ends or begins the choice */
+    } else if (symmetric && !all_quiet && pending && csp_rma.verbose >= 1 && w->rank == 0) {
         fprintf(stderr,
                 "casperii: window 0x%x: %s: %lld member(s) had an epoch open; the change waits for the next "
-                "MPI_Win_fence\n",
+                "MPI_Win_fence or collective on its communicator where none has\n",
                 (unsigned)w->win, where, (long long)sum[0]);
+    }
+    if (at == CSP_RMA_AT_COLL && !au) {
+        /* A pending change not taken (an epoch was open) is tried again
+         * at doubling intervals; taken, the next one starts afresh. */
+        if (!(w->pending >= 0 || w->pend_epochs))
+            w->gap = CSP_RMA_GAP_MIN;
+        else if (w->gap < CSP_RMA_GAP_MAX)
+            w->gap *= 2;
+        w->next_coll = w->ncoll + w->gap;
     }
     if (au && w->auto_) {
         csp_rma.n_agreements++;
@@ -407,7 +418,6 @@ int csp_rma_alloc_choose(struct csp_rma_win *w, MPI_Comm comm, const int64_t *pr
     w->direct = d >= 0 ? d == 1 : all_off;
     csp_rma.last_choice = w->direct ? CSP_RMA_CHOSE_OFF : CSP_RMA_CHOSE_ON;
     begin(w);
-    coll_list(w, comm);
     choose_say(w, w->direct ? "starts off" : "starts on", "MPI_Win_allocate", cr,
                d >= 0 ? WHY_SHARE : all_off ? WHY_KEPT : WHY_NONE);
     return MPI_SUCCESS;

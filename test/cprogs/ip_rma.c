@@ -47,6 +47,10 @@
  *                  MPI_Win_set_info(async_config=auto, symmetric=true):
  *                  three phases (computing, idle in MPI, computing), each
  *                  ended by a barrier and MPI_Win_set_info(symmetric=true)
+ *   ip_rma setinfocoll
+ *                  MPI_Win_set_info(async_config=off, then on) without
+ *                  symmetric=true on a window of lock epochs only, taken
+ *                  at the barriers where no rank has an epoch open
  *   ip_rma autocoll
  *                  lock epochs only, the window auto from its allocation
  *                  (run it with CSP_ASYNC_CONFIG=auto), each rank also
@@ -981,13 +985,13 @@ static void add_one(MPI_Win w, int target, int slot)
     MPI_Win_unlock(target, w);
 }
 
-/* zeroed_window makes *w with MPI_Win_allocate (SLOTS longs a rank),
- * zeroes this rank's part under an exclusive lock on itself, and waits
- * for every rank to have done so. */
-static long *zeroed_window(MPI_Win *w)
+/* zeroed_window makes *w over comm with MPI_Win_allocate (SLOTS longs a
+ * rank), zeroes this rank's part under an exclusive lock on itself, and
+ * waits for every rank to have done so. */
+static long *zeroed_window(MPI_Comm comm, MPI_Win *w)
 {
     long *base;
-    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, w);
+    MPI_Win_allocate(SLOTS * sizeof(long), sizeof(long), MPI_INFO_NULL, comm, &base, w);
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, *w);
     memset(base, 0, SLOTS * sizeof(long));
     MPI_Win_unlock(rank, *w);
@@ -997,8 +1001,13 @@ static long *zeroed_window(MPI_Win *w)
 
 static void autopassive(void)
 {
+    /* The window lives on a duplicate of the world: the collectives below
+     * (the barriers, idle's reductions) are on the world itself, so the
+     * members agree only where MPI_Win_set_info asks (rmaauto.c). */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Win w;
-    long *base = zeroed_window(&w);
+    long *base = zeroed_window(dup, &w);
     MPI_Info info, sym;
     MPI_Info_create(&info);
     MPI_Info_set(info, "async_config", "auto");
@@ -1033,6 +1042,7 @@ static void autopassive(void)
     printf("value rank=%d autopassive=%ld,%ld,%ld\n", rank, base[0], base[1], base[2]);
     MPI_Win_unlock(rank, w);
     MPI_Win_free(&w);
+    MPI_Comm_free(&dup);
     result("autopassive", ok);
 }
 
@@ -1059,7 +1069,7 @@ static void idle(double ms)
 static void autocoll(void)
 {
     MPI_Win w;
-    long *base = zeroed_window(&w);
+    long *base = zeroed_window(MPI_COMM_WORLD, &w);
     int peer = (rank + 1) % size;
     const int iters = 40;
     for (int phase = 0; phase < 3; phase++) {
@@ -1089,6 +1099,50 @@ static void autocoll(void)
     MPI_Win_unlock(rank, w);
     MPI_Win_free(&w);
     result("autocoll", ok);
+}
+
+/* MPI_Win_set_info(async_config) without symmetric=true on a window of
+ * lock epochs only: no fence ever comes, so the change is taken at a
+ * collective on the window's communicator where no member has an epoch
+ * open (rmaauto.c). An accumulate to the peer on each path; rank 0 keeps
+ * a lock_all epoch open across the first barrier after the change, which
+ * must wait for later ones. */
+static void setinfocoll(void)
+{
+    MPI_Win w;
+    long *base = zeroed_window(MPI_COMM_WORLD, &w);
+    int peer = (rank + 1) % size;
+    MPI_Info off, on;
+    MPI_Info_create(&off);
+    MPI_Info_set(off, "async_config", "off");
+    MPI_Info_create(&on);
+    MPI_Info_set(on, "async_config", "on");
+    add_one(w, peer, 0);
+    MPI_Win_set_info(w, off);
+    effect(w, 0); /* asked, not taken */
+    if (rank == 0)
+        MPI_Win_lock_all(0, w);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        MPI_Win_unlock_all(w);
+    effect(w, 1); /* an epoch was open */
+    for (int i = 0; i < 4; i++) /* the next tries come at doubling intervals */
+        MPI_Barrier(MPI_COMM_WORLD);
+    effect(w, 2);
+    add_one(w, peer, 1);
+    MPI_Win_set_info(w, on);
+    MPI_Barrier(MPI_COMM_WORLD);
+    effect(w, 3);
+    add_one(w, peer, 2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    int ok = base[0] == 1 && base[1] == 1 && base[2] == 1;
+    printf("value rank=%d setinfocoll=%ld,%ld,%ld\n", rank, base[0], base[1], base[2]);
+    MPI_Win_unlock(rank, w);
+    MPI_Win_free(&w);
+    MPI_Info_free(&off);
+    MPI_Info_free(&on);
+    result("setinfocoll", ok);
 }
 
 static void autoburst(void)
@@ -1297,6 +1351,8 @@ int main(int argc, char **argv)
         autofence();
     } else if (strcmp(mode, "autopassive") == 0) {
         autopassive();
+    } else if (strcmp(mode, "setinfocoll") == 0) {
+        setinfocoll();
     } else if (strcmp(mode, "autocoll") == 0) {
         autocoll();
     } else if (strcmp(mode, "autoburst") == 0) {
