@@ -200,6 +200,8 @@ struct csp_rma_win {
                           below, else MPI_COMM_NULL                       */
     uint32_t ncoll;    /* blocking collectives on ucomm since listed      */
     uint32_t next_coll;/* the collective of the next agreement            */
+    uint8_t coll_due;  /* csp_rma_coll: agrees at this collective        */
+    uint8_t coll_auto; /* csp_rma_coll: its part had the choice's fields  */
     struct csp_rma_win *cnext; /* that list, in the order of creation    */
     struct csp_rma_prof snap; /* the profile at the last agreement (auto) */
     struct csp_rma_win *next; /* hash chain                              */

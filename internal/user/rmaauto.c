@@ -202,27 +202,6 @@ void csp_rma_comm_forget(MPI_Comm comm)
     }
 }
 
-int csp_rma_coll(MPI_Comm comm)
-{
-    int rc = MPI_SUCCESS;
-    struct csp_rma_win *w = csp_rma.coll, *next;
-    for (; w; w = next) {
-        next = w->cnext; /* an agreement never unlists, but be safe */
-        if (w->ucomm != comm)
-            continue;
-        w->ncoll++; /* every member counts every one alike */
-        /* A fence is the window's own safe point from its first on. */
-        int pending = w->pending >= 0 || w->pend_epochs;
-        if (w->nfence > 0 || !(w->auto_ || pending) || w->ncoll < w->next_coll ||
-            w->acomm == MPI_COMM_NULL) /* made by every member alike: never here */
-            continue;
-        int r = csp_rma_agree(w, CSP_RMA_AT_COLL, "a collective on its communicator");
-        if (rc == MPI_SUCCESS)
-            rc = r;
-    }
-    return rc;
-}
-
 /* quiet: no epoch of this process is open on w. */
 static int quiet(const struct csp_rma_win *w)
 {
@@ -274,31 +253,40 @@ static int set_direct(struct csp_rma_win *w, int direct)
     return rc;
 }
 
-int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *where)
+/* An agreement of w (csp_rma_agree): the int64s it sums, which depend on
+ * au, whether w chooses itself (w->auto_ when its part is filled). */
+static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size : 0); }
+
+/* agree_fill writes this member's part of w's agreement at at into mine
+ * (agree_len(w, w->auto_) int64s, zero): whether it has an epoch open
+ * (nothing is at a fence), then for an auto window its profile since the
+ * last agreement in its own slot and the operations it issued to each
+ * member. */
+static void agree_fill(struct csp_rma_win *w, enum csp_rma_point at, int64_t *mine)
 {
-    int n = w->size, au = w->auto_, symmetric = at == CSP_RMA_AT_SYMMETRIC;
-    size_t len = 1 + (au ? 4 * (size_t)n : 0);
-    int64_t *mine = calloc(2 * len, sizeof *mine);
-    if (!mine) /* every member must call the Allreduce: this ends the job */
-        return csp_rma_raise_msg(w, MPI_ERR_NO_MEM, "CasperII: out of memory in a window's agreement");
-    int64_t *sum = mine + len;
+    int n = w->size;
     mine[0] = at != CSP_RMA_AT_FENCE && !quiet(w);
-    struct csp_rma_prof now = {0, 0, 0};
-    if (au) {
-        csp_rma_prof_read(&now);
-        int64_t *m = mine + 1 + 3 * (size_t)w->rank;
-        double us = csp_prof_ns_per_tick() / 1e3; /* microseconds per tick */
-        m[0] = (int64_t)((double)(now.t - w->snap.t) * us);
-        m[1] = (int64_t)((double)(now.in_t - w->snap.in_t) * us);
-        m[2] = (int64_t)(now.calls - w->snap.calls);
-        for (int t = 0; t < n; t++)
-            mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
-    }
-    int rc = PMPI_Allreduce(mine, sum, (int)len, MPI_INT64_T, MPI_SUM, w->acomm);
-    if (rc != MPI_SUCCESS) {
-        free(mine);
-        return rc;
-    }
+    if (!w->auto_)
+        return;
+    struct csp_rma_prof now;
+    csp_rma_prof_read(&now);
+    int64_t *m = mine + 1 + 3 * (size_t)w->rank;
+    double us = csp_prof_ns_per_tick() / 1e3; /* microseconds per tick */
+    m[0] = (int64_t)((double)(now.t - w->snap.t) * us);
+    m[1] = (int64_t)((double)(now.in_t - w->snap.in_t) * us);
+    m[2] = (int64_t)(now.calls - w->snap.calls);
+    for (int t = 0; t < n; t++)
+        mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
+}
+
+/* agree_apply takes what the members' sums sum of w's agreement say (its
+ * parts filled with au = w->auto_ then): a pending change where every
+ * member was quiet, and an auto window's choice. The code of what failed
+ * (not raised). */
+static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, const int64_t *sum,
+                       const char *where)
+{
+    int rc = MPI_SUCCESS, n = w->size;
     int all_quiet = sum[0] == 0;
     int pending = w->pending >= 0 || w->pend_epochs;
     if (at != CSP_RMA_AT_FENCE && all_quiet && pending) {
@@ -306,7 +294,7 @@ int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *wher
             rc = csp_rma_flush_ghosts();
         csp_rma_take_pending(w, where);
         au = au && w->auto_; /* a change of async_config ends or begins the choice */
-    } else if (symmetric && !all_quiet && pending && csp_rma.verbose >= 1 && w->rank == 0) {
+    } else if (at == CSP_RMA_AT_SYMMETRIC && !all_quiet && pending && csp_rma.verbose >= 1 && w->rank == 0) {
         fprintf(stderr,
                 "casperii: window 0x%x: %s: %lld member(s) had an epoch open; the change waits for the next "
                 "MPI_Win_fence or collective on its communicator where none has\n",
@@ -348,8 +336,78 @@ int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *wher
                     "time in MPI)\n",
                     (unsigned)w->win, w->direct ? "off" : "on", where, 100 * cr);
     }
+    return rc;
+}
+
+int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *where)
+{
+    int au = w->auto_;
+    size_t len = agree_len(w, au);
+    int64_t *mine = calloc(2 * len, sizeof *mine);
+    if (!mine) /* every member must call the Allreduce: this ends the job */
+        return csp_rma_raise_msg(w, MPI_ERR_NO_MEM, "CasperII: out of memory in a window's agreement");
+    int64_t *sum = mine + len;
+    agree_fill(w, at, mine);
+    int rc = PMPI_Allreduce(mine, sum, (int)len, MPI_INT64_T, MPI_SUM, w->acomm);
+    if (rc == MPI_SUCCESS)
+        rc = agree_apply(w, at, au, sum, where);
     free(mine);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : csp_rma_raise_rc(w, where, rc);
+}
+
+/* The windows of comm due at one of its collectives agree together, in
+ * one Allreduce over the first one's members' communicator (they all
+ * span comm's group, and every member lists them in the same order):
+ * a program with many windows on one communicator pays one reduction
+ * per due collective, not one per window. */
+int csp_rma_coll(MPI_Comm comm)
+{
+    static const char where[] = "a collective on its communicator";
+    struct csp_rma_win *w, *first = NULL;
+    size_t total = 0;
+    for (w = csp_rma.coll; w; w = w->cnext) {
+        w->coll_due = 0;
+        if (w->ucomm != comm)
+            continue;
+        w->ncoll++; /* every member counts every one alike */
+        /* A fence is the window's own safe point from its first on. */
+        int pending = w->pending >= 0 || w->pend_epochs;
+        if (w->nfence > 0 || !(w->auto_ || pending) || w->ncoll < w->next_coll ||
+            w->acomm == MPI_COMM_NULL) /* made by every member alike: never here */
+            continue;
+        w->coll_due = 1;
+        w->coll_auto = (uint8_t)w->auto_;
+        total += agree_len(w, w->auto_);
+        if (!first)
+            first = w;
+    }
+    if (!first)
+        return MPI_SUCCESS;
+    int64_t *mine = calloc(2 * total, sizeof *mine);
+    if (!mine) /* every member must call the Allreduce: this ends the job */
+        return csp_rma_raise_msg(first, MPI_ERR_NO_MEM, "CasperII: out of memory in a window's agreement");
+    int64_t *sum = mine + total;
+    size_t off = 0;
+    for (w = first; w; w = w->cnext)
+        if (w->coll_due) {
+            agree_fill(w, CSP_RMA_AT_COLL, mine + off);
+            off += agree_len(w, w->coll_auto);
+        }
+    int rc = PMPI_Allreduce(mine, sum, (int)total, MPI_INT64_T, MPI_SUM, first->acomm);
+    if (rc != MPI_SUCCESS) {
+        free(mine);
+        return csp_rma_raise_rc(first, where, rc);
+    }
+    off = 0;
+    for (w = first; w; w = w->cnext)
+        if (w->coll_due) {
+            int r = agree_apply(w, CSP_RMA_AT_COLL, w->coll_auto, sum + off, where);
+            off += agree_len(w, w->coll_auto);
+            if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+                rc = csp_rma_raise_rc(w, where, r);
+        }
+    free(mine);
+    return rc;
 }
 
 /* ---- at allocation (csp_rma_allocate) ---- */

@@ -51,8 +51,9 @@
  *                  MPI_Win_set_info(async_config=off, then on) without
  *                  symmetric=true on a window of lock epochs only, taken
  *                  at the barriers where no rank has an epoch open
- *   ip_rma autocoll
- *                  lock epochs only, the window auto from its allocation
+ *   ip_rma autocoll [NWIN]
+ *                  lock epochs only, NWIN (1-4) windows auto from their
+ *                  allocation, agreeing together
  *                  (run it with CSP_ASYNC_CONFIG=auto), each rank also
  *                  updating its own slot under an exclusive lock on
  *                  itself: three phases (computing, idle in MPI,
@@ -1066,38 +1067,49 @@ static void idle(double ms)
  * after the redirected path's NOCHECK ones, which MPICH 4.0.2 made wait
  * forever unless the library set MPIR_CVAR_CH4_RMA_MEM_EFFICIENT
  * (internal/core/rma.go). */
-static void autocoll(void)
+static void autocoll(int nw)
 {
-    MPI_Win w;
-    long *base = zeroed_window(MPI_COMM_WORLD, &w);
+    enum { MAXW = 4 };
+    MPI_Win w[MAXW];
+    long *base[MAXW];
+    nw = nw < 1 ? 1 : nw > MAXW ? MAXW : nw;
+    for (int k = 0; k < nw; k++)
+        base[k] = zeroed_window(MPI_COMM_WORLD, &w[k]);
     int peer = (rank + 1) % size;
     const int iters = 40;
     for (int phase = 0; phase < 3; phase++) {
         int busy = phase != 1;
         for (int i = 0; i < iters; i++) {
-            add_one(w, peer, phase);
-            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w);
-            base[3 + phase]++;
-            MPI_Win_unlock(rank, w);
-            /* 5 ms between a rank's MPI calls: a target that enters MPI
-             * every 0.5 ms or more often counts as inside MPI (rmaauto.c) */
+            for (int k = 0; k < nw; k++) {
+                add_one(w[k], peer, phase);
+                MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w[k]);
+                base[k][3 + phase]++;
+                MPI_Win_unlock(rank, w[k]);
+            }
+            /* Over 0.5 ms of computing per MPI call of the iteration (4
+             * per window, the barrier): a target that enters MPI every
+             * 0.5 ms or more often counts as inside MPI (rmaauto.c). */
             if (busy)
-                spin(5);
+                spin(2 + 3 * nw);
             else
                 idle(0.2);
             MPI_Barrier(MPI_COMM_WORLD);
         }
-        effect(w, phase);
+        for (int k = 0; k < nw; k++)
+            effect(w[k], phase * nw + k);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
     int ok = 1;
-    for (int p = 0; p < 3; p++)
-        ok &= base[p] == iters && base[3 + p] == iters;
-    printf("value rank=%d autocoll=%ld,%ld,%ld,%ld,%ld,%ld\n", rank, base[0], base[1], base[2], base[3], base[4],
-           base[5]);
-    MPI_Win_unlock(rank, w);
-    MPI_Win_free(&w);
+    for (int k = 0; k < nw; k++) {
+        MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w[k]);
+        for (int p = 0; p < 3; p++)
+            ok &= base[k][p] == iters && base[k][3 + p] == iters;
+        printf("value rank=%d autocoll%d=%ld,%ld,%ld,%ld,%ld,%ld\n", rank, k, base[k][0], base[k][1], base[k][2],
+               base[k][3], base[k][4], base[k][5]);
+        MPI_Win_unlock(rank, w[k]);
+    }
+    for (int k = 0; k < nw; k++)
+        MPI_Win_free(&w[k]);
     result("autocoll", ok);
 }
 
@@ -1354,7 +1366,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "setinfocoll") == 0) {
         setinfocoll();
     } else if (strcmp(mode, "autocoll") == 0) {
-        autocoll();
+        autocoll(argc > 2 ? atoi(argv[2]) : 1);
     } else if (strcmp(mode, "autoburst") == 0) {
         autoburst();
     } else if (strcmp(mode, "blocked") == 0) {
