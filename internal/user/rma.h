@@ -202,6 +202,8 @@ struct csp_rma_win {
     uint32_t next_coll;/* the collective of the next agreement            */
     uint8_t coll_due;  /* csp_rma_coll: agrees at this collective        */
     uint8_t coll_auto; /* csp_rma_coll: its part had the choice's fields  */
+    uint8_t on_votes;  /* agreements in a row at collectives that chose the
+                          ghosts while direct (rmaauto.c)                 */
     struct csp_rma_win *cnext; /* that list, in the order of creation    */
     struct csp_rma_prof snap; /* the profile at the last agreement (auto) */
     struct csp_rma_win *next; /* hash chain                              */
