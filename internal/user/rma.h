@@ -192,9 +192,9 @@ struct csp_rma_win {
     uint32_t next_eval;/* the fence of the next agreement (auto)          */
     uint32_t gap;      /* fences (or collectives) between agreements now
                           (auto)                                          */
-    /* An auto window of MPI_Win_allocate also agrees at the blocking
-     * collectives on the communicator it was made on, until its first
-     * fence (rmaauto.c: csp_rma_coll). */
+    /* A window agrees at the blocking collectives on the communicator
+     * it was made on too, until its first fence, when it is auto or a
+     * change MPI_Win_set_info asked waits (rmaauto.c: csp_rma_coll). */
     MPI_Comm ucomm;    /* that communicator (mapped: the users' world for
                           MPI_COMM_WORLD) while the window is on the list
                           below, else MPI_COMM_NULL                       */

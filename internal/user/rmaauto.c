@@ -32,9 +32,10 @@
  * symmetric=true, and at MPI_Win_fence, not every one: a fence is
  * collective, so every member counts them alike and agrees at the same
  * ones (after CSP_RMA_GAP_MIN fences, then at doubling intervals up to
- * CSP_RMA_GAP_MAX while nothing changes), and, until its first fence, an
- * auto window of MPI_Win_allocate at the blocking collectives on the
- * communicator it was made on, on the same cadence: every member makes
+ * CSP_RMA_GAP_MAX while nothing changes), and, until its first fence, at
+ * the blocking collectives on the communicator it was made on, on the
+ * same cadence (csp_rma_coll; a window that is not auto goes there only
+ * to take a change MPI_Win_set_info asked): every member makes
  * them in the same order, and where the agreement finds that no member
  * has an epoch open (passive target epochs are each origin's own, so
  * this is checked, in the same Allreduce), every operation of the old
@@ -48,8 +49,9 @@
  * calls since the last agreement (its own slot, zero elsewhere), and the
  * operations each origin issued to each member. A profile shorter than
  * CSP_RMA_AUTO_BASE_US decides nothing (it is kept for the next). Under
- * MPI_THREAD_MULTIPLE a window agrees at collectives only where MPI_Win_set_info
- * asks (symmetric=true): another thread may open an epoch meanwhile.
+ * MPI_THREAD_MULTIPLE no window agrees at collectives (another thread may
+ * open an epoch between the check and the switch): there a change waits
+ * for a fence or MPI_Win_set_info(symmetric=true).
  */
 #include "rma.h"
 
