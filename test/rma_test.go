@@ -727,14 +727,8 @@ func TestRMAAutoFence(t *testing.T) {
 // it took effect, MPI_Win_get_info says what is in effect, and exactly
 // the accumulates of the redirected phases reach the ghosts.
 func TestRMASetInfoCollective(t *testing.T) {
-	prog := CProg(t, "ip_rma")
 	l := Layout{N: 4, NodeSize: 2}
-	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: []string{"setinfocoll"}})
-	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: []string{"setinfocoll"}, Preload: true,
-		Env: []string{"CSP_STATS=1", "CSP_VERBOSE=1"}})
-	ipRequireResults(t, res, 1)
-	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	res := rmaPairRun(t, l, []string{"CSP_STATS=1", "CSP_VERBOSE=1"}, "setinfocoll")
 	fs := ParseLines(res.Stdout, "effect")
 	require.Len(t, fs, 4*l.Users(), res.Output())
 	for _, f := range fs {
@@ -830,17 +824,22 @@ func TestRMAAutoPassive(t *testing.T) {
 	}
 }
 
-// rmaAutoRun runs ip_rma with args on l's users under plain MPICH and on l
-// under the library with CSP_ASYNC_CONFIG=auto (CSP_STATS, CSP_VERBOSE=1),
-// requires both to succeed with the same values, and returns the
-// library's job.
+// rmaAutoRun is rmaPairRun with CSP_ASYNC_CONFIG=auto, CSP_STATS and
+// CSP_VERBOSE=1.
 func rmaAutoRun(t *testing.T, l Layout, args ...string) Result {
+	t.Helper()
+	return rmaPairRun(t, l, []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}, args...)
+}
+
+// rmaPairRun runs ip_rma with args on l's users under plain MPICH and on l
+// under the library with env, requires both to succeed with the same
+// values, and returns the library's job.
+func rmaPairRun(t *testing.T, l Layout, env []string, args ...string) Result {
 	t.Helper()
 	prog := CProg(t, "ip_rma")
 	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: args})
 	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true,
-		Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1"}})
+	res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: env})
 	ipRequireResults(t, res, 1)
 	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
 	return res

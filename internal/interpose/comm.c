@@ -226,15 +226,23 @@ static int is_world(MPI_Comm c)
     return c == MPI_COMM_WORLD || (csp_ip_world != MPI_COMM_WORLD && c == csp_ip_world);
 }
 
+/* comm is about to be freed or disconnected: everything that knows it
+ * forgets it before MPI may reuse the handle (the runtime, the agreed
+ * set_info cache, the windows that agree at its collectives). */
+static void forget(MPI_Comm *comm)
+{
+    if (csp_ip_user && comm) {
+        csp_go_comm_freed((int)*comm);
+        csp_agree_forget(*comm);
+        csp_rma_comm_forget(*comm);
+    }
+}
+
 int MPI_Comm_free(MPI_Comm *comm)
 {
     if (comm && is_world(*comm))
         return world_free_error();
-    if (csp_ip_user && comm) {
-        csp_go_comm_freed((int)*comm); /* before MPI may reuse the handle */
-        csp_agree_forget(*comm);
-        csp_rma_comm_forget(*comm);
-    }
+    forget(comm);
     return PMPI_Comm_free(comm);
 }
 
@@ -242,11 +250,7 @@ int MPI_Comm_disconnect(MPI_Comm *comm)
 {
     if (comm && is_world(*comm))
         return world_free_error();
-    if (csp_ip_user && comm) {
-        csp_go_comm_freed((int)*comm);
-        csp_agree_forget(*comm);
-        csp_rma_comm_forget(*comm);
-    }
+    forget(comm);
     return PMPI_Comm_disconnect(comm);
 }
 
