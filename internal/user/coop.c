@@ -23,6 +23,16 @@
  * core/wait.go: directYield): then the wait polls MPICH and yields the
  * core between polls, so that the users sharing it reach their own sends
  * instead of waiting a time slice for it (yield_until).
+ *
+ * Waits that yield beside windows MPICH serves. While MPICH serves RMA on
+ * a window of this process (not redirected, or turned direct), its polls
+ * are its origins' progress, and a yield may hand the core to an origin
+ * spinning in MPI_Win_unlock, which never yields, for a time slice. Not
+ * yielding then was tried (docs/design.md section 7): osubench's rma-ga
+ * with its target idle in MPI_Barrier went from 0.68x to 0.97x plain
+ * MPICH's accumulates per second, but NWChem with 4 users on 2 cores
+ * (MPI_Win_create windows) from 32 s to 70 s (plain MPICH 76 s): the
+ * waits yield either way (TestDirectYieldWindows).
  */
 #define _GNU_SOURCE
 #include "user.h"

@@ -20,7 +20,13 @@
  * for by MPI_Waitall (MPI_ERR_IN_STATUS, the request's status
  * MPI_ERR_TRUNCATE), MPI_Wait and MPI_Waitany, on MPI_ERRORS_RETURN.
  *
- *   ip_yield <iters> <words> <compute_us>
+ *   ip_yield <iters> <words> <compute_us> [<window>]
+ *
+ * <window>: none (the default); create, an MPI_Win_create window alive
+ * through every section (MPICH serves its RMA, so a user waiting keeps
+ * polling MPICH: coop.c, yield_direct_now); freed, that window made and
+ * freed before the sections; redirected, an MPI_Win_allocate window with
+ * async_config=on alive through them (the ghosts serve it).
  *
  * Output: "result rank=<r> test=<section> ok=<0|1> iters=<n>" and
  * "err rank=<r> test=<how> rc=<class> st=<class>" (error classes).
@@ -30,6 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static int rank, size, left, right;
@@ -235,6 +242,24 @@ int main(int argc, char **argv)
     rr = malloc(sizeof(uint64_t) * (size_t)n);
     if (!sbuf || !rl || !rr)
         MPI_Abort(MPI_COMM_WORLD, 1);
+    const char *wkind = argc > 4 ? argv[4] : "none";
+    MPI_Win win = MPI_WIN_NULL;
+    static uint64_t wmem[64];
+    if (!strcmp(wkind, "create") || !strcmp(wkind, "freed")) {
+        MPI_Win_create(wmem, sizeof wmem, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        if (!strcmp(wkind, "freed"))
+            MPI_Win_free(&win);
+    } else if (!strcmp(wkind, "redirected")) {
+        MPI_Info info;
+        void *base;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "async_config", "on");
+        MPI_Win_allocate(sizeof wmem, 8, info, MPI_COMM_WORLD, &base, &win);
+        MPI_Info_free(&info);
+    } else if (strcmp(wkind, "none")) {
+        fprintf(stderr, "ip_yield: window %s: none, create, freed or redirected\n", wkind);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     static const char *names[] = {"waitall", "wait", "waitany", "waitsome"};
     for (int how = WAITALL; how <= WAITSOME; how++) {
         int ok = 1;
@@ -257,6 +282,8 @@ int main(int argc, char **argv)
     truncated(WAITALL, "trunc_waitall", us);
     truncated(WAIT, "trunc_wait", us);
     truncated(WAITANY, "trunc_waitany", us);
+    if (win != MPI_WIN_NULL)
+        MPI_Win_free(&win);
     free(sbuf), free(rl), free(rr);
     MPI_Finalize();
     return 0;
