@@ -31,10 +31,12 @@
  *     the fast one; at 1 byte 0.029 against 0.025-0.026;
  *   - an empty Go c-shared library preloaded, or a C one whose MPI_Isend,
  *     MPI_Irecv and MPI_Waitall only call PMPI's: as plain MPICH;
- *   - the library with every call PMPI's (pmpi): as plain MPICH; with
- *     the sender's MPI_Isend PMPI's (isend): as plain MPICH in 6 of 8
- *     jobs; with the receiver's calls PMPI's (recv), or the sender's
- *     MPI_Waitall (waitall): as the library.
+ *   - four interleaved rounds of the five ways: plain MPICH 0.132-0.145
+ *     (fast) and 0.406 (slow); the library (mpi) 0.148-0.156 and 0.522;
+ *     every call PMPI's (pmpi) 0.140-0.146 and 0.415; the sender's
+ *     MPI_Isend PMPI's (isend) 0.134-0.143 and 0.407-0.412, as plain
+ *     MPICH; the sender's MPI_Waitall (waitall) or the receiver's calls
+ *     (recv) PMPI's 0.149-0.153 and 0.509-0.530, as the library.
  * perf record (cpu-clock; this guest has no hardware counters) puts the
  * difference in UCX's uct_mm_ep_am_bcopy (26% of the sender's samples
  * -> 31%: the lock cmpxchg on the receiver's FIFO head and the load
