@@ -23,10 +23,11 @@
  *   ip_yield <iters> <words> <compute_us> [<window>]
  *
  * <window>: none (the default); create, an MPI_Win_create window alive
- * through every section (MPICH serves its RMA, so a user waiting keeps
- * polling MPICH: coop.c, yield_direct_now); freed, that window made and
- * freed before the sections; redirected, an MPI_Win_allocate window with
- * async_config=on alive through them (the ghosts serve it).
+ * through every section (MPICH serves its RMA, and the waits still yield:
+ * coop.c, "Waits that yield beside windows MPICH serves"); freed, that
+ * window made and freed before the sections; redirected, an
+ * MPI_Win_allocate window with async_config=on alive through them (the
+ * ghosts serve it).
  *
  * Output: "result rank=<r> test=<section> ok=<0|1> iters=<n>" and
  * "err rank=<r> test=<how> rc=<class> st=<class>" (error classes).
