@@ -20,6 +20,23 @@ func yieldErrLines(res Result) []string {
 	return out
 }
 
+// yieldPlain runs ip_yield with args on 4 users of plain MPICH, requires
+// its seven sections on every user and the truncations it reports, three
+// per user, and returns their error lines (yieldErrLines).
+func yieldPlain(t *testing.T, prog string, args []string) []string {
+	t.Helper()
+	plain := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: args, Timeout: 2 * time.Minute})
+	want := yieldErrLines(plain)
+	require.Len(t, relResults(t, plain), 4*7, plain.Output())
+	require.Len(t, want, 4*3, "plain MPICH: three truncations per user:\n%s", plain.Output())
+	for _, e := range want {
+		if strings.HasPrefix(e, "trunc_waitall") {
+			require.NotEqual(t, "trunc_waitall rc=0 st=0", e, "plain MPICH reports the truncation")
+		}
+	}
+	return want
+}
+
 // Where the users outnumber the cores, a user waiting on MPICH polls and
 // yields its core between polls instead of spinning in MPICH
 // (internal/user/coop.c: yield_until; core/wait.go: directYield).
@@ -39,15 +56,7 @@ func TestDirectYield(t *testing.T) {
 	sections := []string{"waitall", "wait", "waitany", "waitsome", "blocking", "sendrecv", "probe"}
 	for _, words := range []string{"512", "32768"} { // 4 KiB eager, 256 KiB rendezvous
 		args := []string{"8", words, "300"}
-		plain := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: args, Timeout: 2 * time.Minute})
-		want := yieldErrLines(plain)
-		require.Len(t, relResults(t, plain), 4*len(sections), plain.Output())
-		require.Len(t, want, 4*3, "plain MPICH: three truncations per user:\n%s", plain.Output())
-		for _, e := range want {
-			if strings.HasPrefix(e, "trunc_waitall") {
-				require.NotEqual(t, "trunc_waitall rc=0 st=0", e, "plain MPICH reports the truncation")
-			}
-		}
+		want := yieldPlain(t, prog, args)
 		for _, c := range []struct {
 			name string
 			env  []string
@@ -93,10 +102,7 @@ func TestDirectYieldWindows(t *testing.T) {
 	l := Layout{N: 6, NodeSize: 3}
 	prog := CProg(t, "ip_yield")
 	args := []string{"8", "512", "300"}
-	plain := Run(t, Job{Layout: Layout{N: 4}, Prog: prog, Args: append(args, "create"), Timeout: 2 * time.Minute})
-	want := yieldErrLines(plain)
-	require.Len(t, relResults(t, plain), 7*4, plain.Output())
-	require.Len(t, want, 3*4, "plain MPICH: three truncations per user:\n%s", plain.Output())
+	want := yieldPlain(t, prog, append(args, "create"))
 	for _, window := range []string{"create", "freed", "redirected"} {
 		t.Run(window, func(t *testing.T) {
 			env := []string{"CSP_STATS=1", "CSP_ASYNC_CONFIG=off", "CSP_DIRECT_YIELD=on"}
