@@ -618,6 +618,24 @@ func TestRMALockallHint(t *testing.T) {
 	}
 }
 
+// An auto window on MPICH's path while every rank holds MPI_Win_lock_all
+// across the barriers of a phase whose targets compute: the share of time
+// in MPI asks for the ghosts at those barriers, but an epoch is open, and
+// MPICH's path keeps no epoch state of the library's, so the agreement
+// must learn it from the count of open direct epochs (rma.c:
+// direct_opened). Switched under the epoch, the ranks' next operation
+// failed with MPI_ERR_RMA_SYNC ("no access epoch ... is open"). Once the
+// epochs close before each barrier, the window goes to the ghosts.
+func TestRMAAutoHeld(t *testing.T) {
+	l := Layout{N: 4, NodeSize: 2}
+	res := rmaAutoRun(t, l, "autoheld")
+	require.Equal(t, []string{"off", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
+	for _, s := range ipRequireStats(t, res, l.Users()) {
+		require.Equal(t, int64(1), rmaStat(t, s, "rma_switches"), s.Fields.Line())
+		require.Positive(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+	}
+}
+
 // CSP_ASYNC_CONFIG=auto on windows made in bursts, as Global Arrays
 // makes them (NWChem: 213 windows, most a few hundred microseconds
 // apart): a window whose members' profiles are too short to judge takes

@@ -798,12 +798,29 @@ static int release(struct csp_rma_win *w, int rank, int type)
 
 /* ---- passive target ---- */
 
+/* On MPICH's path (w->direct) the epochs are MPICH's; what the library
+ * keeps of them is only whether one is open, so that an agreement never
+ * switches the window under it (rmaauto.c: quiet). rc is MPICH's answer,
+ * counted when it succeeded and counts (not MPI_PROC_NULL). */
+static int direct_opened(struct csp_rma_win *w, int rc, int counts)
+{
+    if (rc == MPI_SUCCESS && counts) /* atomic: threads may lock apart */
+        __atomic_fetch_add(&w->dopen, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+static int direct_closed(struct csp_rma_win *w, int rc, int counts)
+{
+    if (rc == MPI_SUCCESS && counts) /* MPICH closed one that was open */
+        __atomic_fetch_sub(&w->dopen, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
 int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_)
 {
     if (rank != MPI_PROC_NULL)
         CSP_RMA_KIND(w, "MPI_Win_lock", CSP_RMA_EP_LOCK, w->epochs);
     if (w->direct)
-        return PMPI_Win_lock(type, rank, assert_, w->win);
+        return direct_opened(w, PMPI_Win_lock(type, rank, assert_, w->win), rank != MPI_PROC_NULL);
     /* W's lock with NOCHECK sends nothing: MPICH checks the arguments and
      * the epoch rules, and W's free and unlock know it. */
     int rc = PMPI_Win_lock(type, rank, assert_ | MPI_MODE_NOCHECK, w->win);
@@ -826,7 +843,7 @@ int csp_rma_lock(struct csp_rma_win *w, int type, int rank, int assert_)
 int csp_rma_unlock(struct csp_rma_win *w, int rank)
 {
     if (w->direct)
-        return PMPI_Win_unlock(rank, w->win);
+        return direct_closed(w, PMPI_Win_unlock(rank, w->win), rank != MPI_PROC_NULL);
     if (rank < 0 || rank >= w->size || w->held[rank] == CSP_RMA_NONE)
         return PMPI_Win_unlock(rank, w->win); /* MPICH's answer, and error */
     int rc = w->local ? MPI_SUCCESS : gflush((int)w->t[rank].ghost);
@@ -845,7 +862,7 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
 {
     CSP_RMA_KIND(w, "MPI_Win_lock_all", CSP_RMA_EP_LOCKALL | CSP_RMA_EP_LOCK, w->epochs);
     if (w->direct)
-        return PMPI_Win_lock_all(assert_, w->win);
+        return direct_opened(w, PMPI_Win_lock_all(assert_, w->win), 1);
     int rc = PMPI_Win_lock_all(assert_ | MPI_MODE_NOCHECK, w->win);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -895,7 +912,7 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
 int csp_rma_unlock_all(struct csp_rma_win *w)
 {
     if (w->direct)
-        return PMPI_Win_unlock_all(w->win);
+        return direct_closed(w, PMPI_Win_unlock_all(w->win), 1);
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
     int rc = w->local ? MPI_SUCCESS : gflush_all();
@@ -1101,7 +1118,9 @@ int csp_rma_start_epoch(struct csp_rma_win *w, MPI_Group g, int assert_)
 {
     CSP_RMA_KIND(w, "MPI_Win_start", CSP_RMA_EP_PSCW, w->epochs);
     int rc = PMPI_Win_start(g, assert_, w->win);
-    if (rc != MPI_SUCCESS || w->direct)
+    if (w->direct)
+        return direct_opened(w, rc, 1);
+    if (rc != MPI_SUCCESS)
         return rc;
     MPI_Group wg;
     int n = 0;
@@ -1137,6 +1156,8 @@ int csp_rma_complete(struct csp_rma_win *w)
                 rc = gflush((int)w->t[r].ghost);
     if (rc != MPI_SUCCESS)
         return csp_rma_raise_rc(w, "MPI_Win_complete", rc);
+    if (w->direct)
+        return direct_closed(w, PMPI_Win_complete(w->win), 1);
     rc = PMPI_Win_complete(w->win);
     if (rc == MPI_SUCCESS) {
         w->started = 0;

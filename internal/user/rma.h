@@ -163,6 +163,10 @@ struct csp_rma_win {
     int lock_all;      /* CSP_RMA_NONE, _SHARED or _NOCHECK               */
     int fence;         /* a fence opened an epoch                        */
     int started;       /* MPI_Win_start's epoch is open                  */
+    int dopen;         /* access epochs of this origin open on MPICH's path
+                          (direct: MPI_Win_lock, lock_all, start), which
+                          the fields above do not track: no switch while
+                          one is (rmaauto.c: quiet)                       */
     int direct;        /* async_config=off now: every call goes to W as is */
     int local;         /* node-local: every member shares this node, and the
                           origins apply the operations and take the locks

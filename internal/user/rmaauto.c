@@ -207,7 +207,8 @@ void csp_rma_comm_forget(MPI_Comm comm)
 /* quiet: no epoch of this process is open on w. */
 static int quiet(const struct csp_rma_win *w)
 {
-    return !w->fence && !w->lock_all && w->nheld == 0 && !w->started;
+    return !w->fence && !w->lock_all && w->nheld == 0 && !w->started &&
+           __atomic_load_n(&w->dopen, __ATOMIC_RELAXED) == 0;
 }
 
 /* What a choice went by (choose_say). */

@@ -1060,6 +1060,38 @@ static void autopassive(void)
     result("autopassive", ok);
 }
 
+static void autoheld(void)
+{
+    idle(20);
+    MPI_Win w;
+    long *base = zeroed_window(MPI_COMM_WORLD, &w);
+    int peer = (rank + 1) % size;
+    long one = 1;
+    effect(w, 0);
+    MPI_Win_lock_all(0, w);
+    for (int i = 0; i < 12; i++) {
+        MPI_Accumulate(&one, 1, MPI_LONG, peer, 0, 1, MPI_LONG, MPI_SUM, w);
+        MPI_Win_flush_all(w);
+        spin(5);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Win_unlock_all(w);
+    effect(w, 1);
+    for (int i = 0; i < 40; i++) {
+        add_one(w, peer, 1);
+        spin(2);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    effect(w, 2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    long got0 = base[0], got1 = base[1];
+    MPI_Win_unlock(rank, w);
+    printf("value rank=%d autoheld=%ld,%ld\n", rank, got0, got1);
+    MPI_Win_free(&w);
+    result("autoheld", got0 == 12 && got1 == 40);
+}
+
 /* idle stays inside MPI for ms milliseconds (collectives only; every rank
  * leaves after the same one). */
 static void idle(double ms)
@@ -1381,6 +1413,8 @@ int main(int argc, char **argv)
         setinfocoll();
     } else if (strcmp(mode, "autocoll") == 0) {
         autocoll(argc > 2 ? atoi(argv[2]) : 1);
+    } else if (strcmp(mode, "autoheld") == 0) {
+        autoheld();
     } else if (strcmp(mode, "autoburst") == 0) {
         autoburst();
     } else if (strcmp(mode, "blocked") == 0) {
