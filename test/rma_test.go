@@ -636,6 +636,36 @@ func TestRMAAutoHeld(t *testing.T) {
 	}
 }
 
+// TestRMAAutoRegret: where the origin shares a CPU with its target and
+// the target's ghost has one of its own (-bind-to user:1,0,0, one node of
+// 2 users and the ghost alone on CPU 1), MPICH's epoch on a target idle
+// in MPI_Barrier waits for the two processes' time slices (milliseconds),
+// the ghost's takes microseconds. The share of time in MPI takes the
+// window off the ghosts at the first agreement; what the origins then
+// wait per operation brings it back (rmaauto.c: csp_rma_auto_regret) and
+// holds it there, so nearly every epoch goes to the ghost.
+func TestRMAAutoRegret(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skipf("needs 2 CPUs, this host has %d", runtime.NumCPU())
+	}
+	prog := CProg(t, "ip_rma")
+	args := []string{"autoregret", "40"}
+	plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: args})
+	ipRequireResults(t, plain, 1)
+	res := Run(t, Job{Layout: Layout{N: 3}, Launch: []string{"-bind-to", "user:1,0,0"}, Prog: prog, Args: args,
+		Preload: true, Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=1", "CSP_RMA_LOCAL=0"}})
+	ipRequireResults(t, res, 1)
+	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	require.Contains(t, res.Stderr, "async_config=auto: off at a collective on its communicator (its targets spent", res.Output())
+	require.Contains(t, res.Stderr, "async_config=auto: on at a collective on its communicator (its origins waited", res.Output())
+	for r, s := range ipRequireStats(t, res, 2) {
+		require.GreaterOrEqual(t, rmaStat(t, s, "rma_regrets"), int64(1), s.Fields.Line())
+		if r == 0 {
+			require.GreaterOrEqual(t, rmaStat(t, s, "rma_redirected"), int64(30), "the epochs went to the ghost: %s", s.Fields.Line())
+		}
+	}
+}
+
 // CSP_ASYNC_CONFIG=auto on windows made in bursts, as Global Arrays
 // makes them (NWChem: 213 windows, most a few hundred microseconds
 // apart): a window whose members' profiles are too short to judge takes

@@ -61,3 +61,45 @@ func TestRMAAutoThresholds(t *testing.T) {
 	m.table.RMA = &calib.RMAAuto{LowCRPct: 40, HighCRPct: 90, MinStretchUS: 0}
 	assert.Equal(t, user.RMAAuto{LowCR: 0.4, HighCR: 0.9}, m.rmaAuto(false))
 }
+
+// The measured-cost check on the share's choice (rmaauto.c:
+// csp_rma_auto_regret): a direct window whose origins waited far longer
+// per operation than through the ghosts goes back to them; held there,
+// the share may not take it off while the ghosts measure faster.
+func TestRMAAutoRegretRule(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		d          int
+		direct     bool
+		cost       [2]float64
+		held       bool
+		want       int
+		wantRegret bool
+	}{
+		{"direct 20 ms against 10 us: back on", 1, true, [2]float64{10, 20000}, false, 0, true},
+		{"direct slower, but within 3x + 100 us: stays", 1, true, [2]float64{400, 1250}, false, 1, false},
+		{"direct just past 3x + 100 us: back on", 1, true, [2]float64{400, 1301}, false, 0, true},
+		{"direct faster: stays", 1, true, [2]float64{400, 5}, false, 1, false},
+		{"never measured on the ghosts: 1 ms assumed, 3 ms direct stays", 1, true, [2]float64{0, 3000}, false, 1, false},
+		{"never measured on the ghosts: 4 ms direct goes on", 1, true, [2]float64{0, 4000}, false, 0, true},
+		{"the share already chose on: no regret needed", 0, true, [2]float64{10, 20000}, false, 0, true},
+		{"no evidence: nothing", -1, true, [2]float64{10, 20000}, false, -1, false},
+		{"held, ghosts faster: the share may not take it off", 1, false, [2]float64{10, 20000}, true, 0, false},
+		{"held, ghosts no faster: off", 1, false, [2]float64{30000, 20000}, true, 1, false},
+		{"not held: the share decides", 1, false, [2]float64{10, 20000}, false, 1, false},
+		{"held, the share chose on: on", 0, false, [2]float64{10, 20000}, true, 0, false},
+	} {
+		got, regret := user.RMAAutoRegret(tc.d, tc.direct, tc.cost, tc.held)
+		assert.Equal(t, tc.want, got, tc.name)
+		assert.Equal(t, tc.wantRegret, regret, tc.name)
+	}
+}
+
+// The origins' wait per operation from the agreement's sums: their
+// synchronization microseconds over every origin's operations.
+func TestRMAAutoCost(t *testing.T) {
+	v := []int64{0, 1, 2, 3, 4, 5, 6} // nobody open; 2 members' profiles
+	assert.Zero(t, user.RMAAutoCost(2, append(v, 0, 0, 500)), "no operation: unknown")
+	assert.InDelta(t, 100.0, user.RMAAutoCost(2, append(v, 1, 4, 500)), 1e-9)
+	assert.Zero(t, user.RMAAutoCost(2, append(v, 1, 4, 0)), "no time in passive synchronization (fence epochs): unknown")
+}

@@ -41,19 +41,32 @@ CSP_IP_HIDDEN int csp_ip_rma_null_target(MPI_Request *req)
         csp_prof_end_rma(t_);                                                                      \
         return rc_;                                                                                \
     }
+/* A passive-target one's time is also what the origin waits on w's path:
+ * an auto window compares its two paths by it (rmaauto.c). Fence and PSCW
+ * are left out: they wait for the other members on either path. */
+#define CSP_RMA_PSYNC(fn, proto, direct, redirected)                                               \
+    int fn proto                                                                                   \
+    {                                                                                              \
+        uint64_t t_ = csp_prof_begin();                                                            \
+        struct csp_rma_win *w_ = csp_rma_find(win);                                                \
+        int rc_ = w_ ? (redirected) : (direct);                                                    \
+        csp_rma_psync_end(w_, t_);                                                                 \
+        csp_prof_end_rma(t_);                                                                      \
+        return rc_;                                                                                \
+    }
 
-CSP_RMA_SYNC(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
-             PMPI_Win_lock(lock_type, rank, assert, win), csp_rma_lock(w_, lock_type, rank, assert))
-CSP_RMA_SYNC(MPI_Win_unlock, (int rank, MPI_Win win), PMPI_Win_unlock(rank, win), csp_rma_unlock(w_, rank))
-CSP_RMA_SYNC(MPI_Win_lock_all, (int assert, MPI_Win win), PMPI_Win_lock_all(assert, win),
-             csp_rma_lock_all(w_, assert))
-CSP_RMA_SYNC(MPI_Win_unlock_all, (MPI_Win win), PMPI_Win_unlock_all(win), csp_rma_unlock_all(w_))
-CSP_RMA_SYNC(MPI_Win_flush, (int rank, MPI_Win win), PMPI_Win_flush(rank, win), csp_rma_flush(w_, rank, 0))
-CSP_RMA_SYNC(MPI_Win_flush_local, (int rank, MPI_Win win), PMPI_Win_flush_local(rank, win),
-             csp_rma_flush(w_, rank, 1))
-CSP_RMA_SYNC(MPI_Win_flush_all, (MPI_Win win), PMPI_Win_flush_all(win), csp_rma_flush_all(w_, 0))
-CSP_RMA_SYNC(MPI_Win_flush_local_all, (MPI_Win win), PMPI_Win_flush_local_all(win),
-             csp_rma_flush_all(w_, 1))
+CSP_RMA_PSYNC(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
+              PMPI_Win_lock(lock_type, rank, assert, win), csp_rma_lock(w_, lock_type, rank, assert))
+CSP_RMA_PSYNC(MPI_Win_unlock, (int rank, MPI_Win win), PMPI_Win_unlock(rank, win), csp_rma_unlock(w_, rank))
+CSP_RMA_PSYNC(MPI_Win_lock_all, (int assert, MPI_Win win), PMPI_Win_lock_all(assert, win),
+              csp_rma_lock_all(w_, assert))
+CSP_RMA_PSYNC(MPI_Win_unlock_all, (MPI_Win win), PMPI_Win_unlock_all(win), csp_rma_unlock_all(w_))
+CSP_RMA_PSYNC(MPI_Win_flush, (int rank, MPI_Win win), PMPI_Win_flush(rank, win), csp_rma_flush(w_, rank, 0))
+CSP_RMA_PSYNC(MPI_Win_flush_local, (int rank, MPI_Win win), PMPI_Win_flush_local(rank, win),
+              csp_rma_flush(w_, rank, 1))
+CSP_RMA_PSYNC(MPI_Win_flush_all, (MPI_Win win), PMPI_Win_flush_all(win), csp_rma_flush_all(w_, 0))
+CSP_RMA_PSYNC(MPI_Win_flush_local_all, (MPI_Win win), PMPI_Win_flush_local_all(win),
+              csp_rma_flush_all(w_, 1))
 CSP_RMA_SYNC(MPI_Win_sync, (MPI_Win win), PMPI_Win_sync(win), csp_rma_sync(w_))
 CSP_RMA_SYNC(MPI_Win_fence, (int assert, MPI_Win win), PMPI_Win_fence(assert, win),
              csp_rma_fence(w_, assert))

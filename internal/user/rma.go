@@ -77,12 +77,38 @@ func RMAAutoChoose(n int, v []int64, direct bool, a RMAAuto) (int, float64) {
 	return int(r), float64(cr)
 }
 
+// RMAAutoRegret runs the measured-cost check of the automatic choice
+// (rmaauto.c: csp_rma_auto_regret) on the share's choice d for a window
+// now direct or not, held or not, with the two paths' costs (us per
+// operation, [0] redirected, [1] direct, 0 unknown): the choice and
+// whether it is a regret. For tests.
+func RMAAutoRegret(d int, direct bool, cost [2]float64, held bool) (int, bool) {
+	c := [2]C.double{C.double(cost[0]), C.double(cost[1])}
+	var dir, hld, regret C.int
+	if direct {
+		dir = 1
+	}
+	if held {
+		hld = 1
+	}
+	r := C.csp_rma_auto_regret(C.int(d), dir, &c[0], hld, &regret)
+	return int(r), regret != 0
+}
+
+// RMAAutoCost is the origins' wait per operation in the members' sums v
+// (rmaauto.c: csp_rma_auto_cost) for n members. For tests.
+func RMAAutoCost(n int, v []int64) float64 {
+	return float64(C.csp_rma_auto_cost(C.int(n), (*C.int64_t)(unsafe.Pointer(&v[0]))))
+}
+
 // RMAStats are the redirection counters printed with CSP_STATS=1.
 type RMAStats struct {
 	Ops, Windows, LockRetries, Switches uint64
 	// LockwordOps: atomics this origin issued on the windows' lock words;
-	// Agreements: agreements of auto windows it took part in.
-	LockwordOps, Agreements uint64
+	// Agreements: agreements of auto windows it took part in; Regrets: of
+	// them, those that took a window back to the ghosts because MPICH's
+	// path measured slower (rmaauto.c: csp_rma_auto_regret).
+	LockwordOps, Agreements, Regrets uint64
 	// Rings: times this origin woke its own parked ghost, the target's
 	// ghost too, instead of waiting for its poll.
 	Rings uint64
@@ -95,5 +121,5 @@ type RMAStats struct {
 // CurrentRMAStats returns this process's redirection counters.
 func CurrentRMAStats() RMAStats {
 	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches),
-		LocalOps: uint64(C.csp_rma.n_local_ops), LocalPacked: uint64(C.csp_rma.n_local_packed), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Rings: uint64(C.csp_rma.n_rings)}
+		LocalOps: uint64(C.csp_rma.n_local_ops), LocalPacked: uint64(C.csp_rma.n_local_packed), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Regrets: uint64(C.csp_rma.n_regrets), Rings: uint64(C.csp_rma.n_rings)}
 }

@@ -208,6 +208,15 @@ struct csp_rma_win {
     uint8_t coll_auto; /* csp_rma_coll: its part had the choice's fields  */
     uint8_t on_votes;  /* agreements in a row at collectives that chose the
                           ghosts while direct (rmaauto.c)                 */
+    /* What each path costs the origins (rmaauto.c: csp_rma_auto_regret). */
+    uint64_t psync_t;  /* ticks this origin spent in w's passive-target
+                          synchronization since the last agreement (auto) */
+    double cost[2];    /* microseconds the origins waited there per
+                          operation over the last agreement's period on
+                          each path: [0] redirected, [1] direct; 0 unknown */
+    uint32_t hold;     /* agreements left in which the share of time in MPI
+                          may not take w off the ghosts (after a regret)  */
+    uint32_t hold_len; /* the next regret's hold                         */
     struct csp_rma_win *cnext; /* that list, in the order of creation    */
     struct csp_rma_prof snap; /* the profile at the last agreement (auto) */
     struct csp_rma_win *next; /* hash chain                              */
@@ -233,6 +242,8 @@ struct csp_rma {
     uint64_t n_lockword_ops; /* atomics this origin issued on lock words  */
     uint64_t n_rings;  /* parked own ghost rung before waiting for it (rma.c) */
     uint64_t n_agreements;   /* agreements of auto windows (rmaauto.c)    */
+    uint64_t n_regrets;      /* of them, taking a window back to the ghosts
+                                because the direct path measured slower   */
     /* The automatic choice (rmaauto.c; thresholds from internal/core). */
     int default_auto;  /* CSP_ASYNC_CONFIG=auto: windows without the hint
                           choose themselves                               */
@@ -325,6 +336,14 @@ static inline int csp_rma_direct(struct csp_rma_win *w, int rank)
 
 /* ---- the automatic choice (rmaauto.c) ---- */
 
+/* After a passive-target synchronization call of w begun at t0
+ * (csp_prof_begin): its time counts toward the cost of w's path. */
+static inline void csp_rma_psync_end(struct csp_rma_win *w, uint64_t t0)
+{
+    if (t0 && w && w->auto_)
+        __atomic_fetch_add(&w->psync_t, csp_prof_now() - t0, __ATOMIC_RELAXED);
+}
+
 /* The process's profile now; the profile starts the first time. */
 void csp_rma_prof_read(struct csp_rma_prof *p);
 /* Make w auto (collective over the window's members: it may make their
@@ -366,6 +385,16 @@ void csp_rma_coll_unlist(struct csp_rma_win *w);
  * alike. */
 int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double high, double min_stretch_us,
                         double *cr);
+/* The origins' wait per operation in v (csp_rma_agree's layout: the sum of
+ * their passive-target synchronization microseconds after the operation
+ * counts) over the operations; 0 when there were none. Pure. */
+double csp_rma_auto_cost(int n, const int64_t *v);
+/* What the measured costs of the two paths (cost[0] redirected, cost[1]
+ * direct, 0 unknown) make of the share's choice d (csp_rma_auto_choose)
+ * on a window now direct or not, held (after a regret) or not: the
+ * choice, and in *regret whether it takes a direct window back to the
+ * ghosts because that path measured slower. Pure. */
+int csp_rma_auto_regret(int d, int direct, const double cost[2], int held, int *regret);
 /* At MPI_Win_allocate: this member's profile fields for the Allgather
  * (CSP_RMA_PROF_N: wall, in-MPI microseconds and calls since the last
  * allocation that decided, and what that one chose), *now the reading

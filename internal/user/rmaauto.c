@@ -21,7 +21,13 @@
  *     window nobody accessed keeps its choice;
  *   - a target that enters MPI at least every min_stretch_us (its time
  *     outside MPI over its calls) counts as inside MPI: plain MPICH's
- *     epochs to it wait less than a redirected epoch costs.
+ *     epochs to it wait less than a redirected epoch costs;
+ *   - the origins also measure what each path costs them, their time in
+ *     the window's passive-target synchronization per operation (the
+ *     interposer's CSP_RMA_PSYNC), and a direct window that waits far
+ *     longer than the ghosts took goes back to them, held there for a
+ *     doubling number of agreements (csp_rma_auto_regret): a target in
+ *     MPI answers promptly only where it gets a CPU promptly.
  *
  * Every member must make the same choice at the same point, so the choice
  * is made only where all members are, between the same two epochs: at
@@ -46,8 +52,9 @@
  * for the whole run) never switches there. An agreement is one Allreduce
  * (MPI_SUM of int64s, exact, so every member reads the same sums) over the
  * window's private communicator: per member its wall time, time in MPI and
- * calls since the last agreement (its own slot, zero elsewhere), and the
- * operations each origin issued to each member. A profile shorter than
+ * calls since the last agreement (its own slot, zero elsewhere), the
+ * operations each origin issued to each member, and the origins' time in
+ * passive-target synchronization. A profile shorter than
  * CSP_RMA_AUTO_BASE_US decides nothing (it is kept for the next). Under
  * MPI_THREAD_MULTIPLE no window agrees at collectives (another thread may
  * open an epoch between the check and the switch): there a change waits
@@ -65,6 +72,19 @@
 #define CSP_RMA_GAP_MAX 16
 /* The shortest profile (wall time of each accessed member) that decides. */
 #define CSP_RMA_AUTO_BASE_US 1000
+/* A direct window goes back to the ghosts when its origins waited more
+ * than CSP_RMA_REGRET_X times per operation what they waited there, plus
+ * CSP_RMA_REGRET_US (csp_rma_auto_regret); never measured there, a
+ * redirected operation is taken to cost CSP_RMA_ON_GUESS_US, more than an
+ * isolated epoch on a ghost that shares a core costs (docs/design.md
+ * section 11). The share may then not take it off again for a hold of
+ * agreements that doubles with every regret, from CSP_RMA_HOLD_MIN to
+ * CSP_RMA_HOLD_MAX. */
+#define CSP_RMA_REGRET_X 3
+#define CSP_RMA_REGRET_US 100
+#define CSP_RMA_ON_GUESS_US 1000
+#define CSP_RMA_HOLD_MIN 4
+#define CSP_RMA_HOLD_MAX 256
 /* A tag for MPI_Comm_create_group (collective over the window's group). */
 #define CSP_RMA_COMM_TAG 0x5c51
 
@@ -111,6 +131,7 @@ static void restart(struct csp_rma_win *w)
     csp_rma_prof_read(&w->snap);
     for (int i = 0; i < w->size; i++)
         __atomic_store_n(&w->acc[i], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->psync_t, 0, __ATOMIC_RELAXED);
 }
 
 int csp_rma_auto_start(struct csp_rma_win *w, MPI_Comm comm)
@@ -128,6 +149,9 @@ int csp_rma_auto_start(struct csp_rma_win *w, MPI_Comm comm)
 static void begin(struct csp_rma_win *w)
 {
     restart(w);
+    w->cost[0] = w->cost[1] = 0;
+    w->hold = 0;
+    w->hold_len = CSP_RMA_HOLD_MIN;
     w->gap = CSP_RMA_GAP_MIN;
     w->next_eval = w->nfence + w->gap;
     w->next_coll = w->ncoll + w->gap;
@@ -159,6 +183,43 @@ int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double 
     if (!direct && *cr > high)
         return 1;
     return direct;
+}
+
+double csp_rma_auto_cost(int n, const int64_t *v)
+{
+    const int64_t *acc = v + 1 + 3 * (size_t)n;
+    double ops = 0;
+    for (int t = 0; t < n; t++)
+        if (acc[t] > 0)
+            ops += (double)acc[t];
+    return ops > 0 && acc[n] > 0 ? (double)acc[n] / ops : 0;
+}
+
+/* The share of time in MPI says where the targets are, not what an epoch
+ * costs the origins: an idle target answers MPICH's epochs only when it
+ * gets the CPU, and where the origin shares one with it (users
+ * outnumbering cores, the ghosts on cores of their own) MPICH's epoch
+ * waits for both processes' time slices, 20 ms, while a ghost on its own
+ * core answers in microseconds (docs/design.md section 11). So each
+ * direct period's measured wait is checked against the ghosts' last
+ * (regret), and after a regret the share may take the window off again
+ * only once the hold has passed or the ghosts measure no better. */
+int csp_rma_auto_regret(int d, int direct, const double cost[2], int held, int *regret)
+{
+    *regret = 0;
+    if (d < 0)
+        return d;
+    if (direct) {
+        double on = cost[0] > 0 ? cost[0] : CSP_RMA_ON_GUESS_US;
+        if (cost[1] > CSP_RMA_REGRET_X * on + CSP_RMA_REGRET_US) {
+            *regret = 1;
+            return 0;
+        }
+        return d;
+    }
+    if (held && d == 1 && cost[0] < cost[1])
+        return 0;
+    return d;
 }
 
 /* ---- at the collectives on a window's communicator ---- */
@@ -216,6 +277,7 @@ enum why {
     WHY_NONE,  /* no profile yet: the default */
     WHY_SHARE, /* the share cr of time in MPI */
     WHY_KEPT,  /* too short a profile: the members' last choice */
+    WHY_COST,  /* the direct path measured slower than the ghosts (a regret) */
 };
 
 /* choose_say tells (CSP_VERBOSE, the window's rank 0) what the automatic
@@ -229,6 +291,14 @@ static void choose_say(const struct csp_rma_win *w, const char *what, const char
                 "casperii: window 0x%x: async_config=auto: %s at %s (profile under %d us since the members' last "
                 "choice, which this keeps)\n",
                 (unsigned)w->win, what, where, CSP_RMA_AUTO_BASE_US);
+        return;
+    }
+    if (why == WHY_COST) {
+        fprintf(stderr,
+                "casperii: window 0x%x: async_config=auto: %s at %s (its origins waited %.0f us per operation "
+                "on MPICH's path against %.0f us through the ghosts, though its targets spent %.0f%% of their "
+                "time in MPI; kept on for %u agreements)\n",
+                (unsigned)w->win, what, where, w->cost[1], w->cost[0], 100 * cr, (unsigned)w->hold);
         return;
     }
     if (why == WHY_NONE) {
@@ -258,13 +328,14 @@ static int set_direct(struct csp_rma_win *w, int direct)
 
 /* An agreement of w (csp_rma_agree): the int64s it sums, which depend on
  * au, whether w chooses itself (w->auto_ when its part is filled). */
-static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size : 0); }
+static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size + 1 : 0); }
 
 /* agree_fill writes this member's part of w's agreement at at into mine
  * (agree_len(w, w->auto_) int64s, zero): whether it has an epoch open
  * (nothing is at a fence), then for an auto window its profile since the
- * last agreement in its own slot and the operations it issued to each
- * member. */
+ * last agreement in its own slot, the operations it issued to each
+ * member, and the microseconds it spent in w's passive-target
+ * synchronization (csp_rma_auto_cost). */
 static void agree_fill(struct csp_rma_win *w, enum csp_rma_point at, int64_t *mine)
 {
     int n = w->size;
@@ -280,6 +351,7 @@ static void agree_fill(struct csp_rma_win *w, enum csp_rma_point at, int64_t *mi
     m[2] = (int64_t)(now.calls - w->snap.calls);
     for (int t = 0; t < n; t++)
         mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
+    mine[1 + 4 * (size_t)n] = (int64_t)((double)__atomic_load_n(&w->psync_t, __ATOMIC_RELAXED) * us);
 }
 
 /* agree_apply takes what the members' sums sum of w's agreement say (its
@@ -319,6 +391,25 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
                                     &cr);
         if (!all_quiet)
             d = -1; /* an epoch was open: the profile goes on to the next */
+        /* What the period cost the origins on the path it ran on, and
+         * what that makes of the share's choice (a direct period is
+         * judged only by its own measurement). */
+        int regret = 0, held = w->hold > 0, d_share = d;
+        if (d >= 0) {
+            double c = csp_rma_auto_cost(n, sum);
+            if (c > 0)
+                w->cost[w->direct] = c;
+            if (c > 0 || !w->direct)
+                d = csp_rma_auto_regret(d, w->direct, w->cost, held, &regret);
+            if (!w->direct && w->hold > 0)
+                w->hold--;
+        }
+        if (regret) {
+            csp_rma.n_regrets++;
+            w->hold = w->hold_len;
+            if (w->hold_len < CSP_RMA_HOLD_MAX)
+                w->hold_len *= 2;
+        }
         /* At collectives a window goes back to the ghosts on the second
          * vote in a row only, which comes soon after the first: libraries
          * use a window in a burst between computations and free it
@@ -328,7 +419,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
          * job); a window nobody accessed since the first vote has no
          * evidence (d < 0), which ends the streak. */
         int voted = 0; /* a first vote: the next agreement comes soon */
-        if (d == 0 && w->direct && at == CSP_RMA_AT_COLL && ++w->on_votes < 2)
+        if (d == 0 && w->direct && at == CSP_RMA_AT_COLL && !regret && ++w->on_votes < 2)
             d = 1, voted = 1;
         else if (d != 0)
             w->on_votes = 0;
@@ -340,7 +431,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
             int r = set_direct(w, d);
             if (rc == MPI_SUCCESS)
                 rc = r;
-            choose_say(w, d ? "off" : "on", where, cr, WHY_SHARE);
+            choose_say(w, d ? "off" : "on", where, cr, regret ? WHY_COST : WHY_SHARE);
             w->gap = CSP_RMA_GAP_MIN;
         } else if (voted) {
             w->gap = CSP_RMA_GAP_MIN;
@@ -349,11 +440,19 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         }
         w->next_eval = w->nfence + w->gap;
         w->next_coll = w->ncoll + w->gap;
-        if (!change && d >= 0 && csp_rma.verbose >= 2 && w->rank == 0)
+        if (!change && d != d_share && csp_rma.verbose >= 2 && w->rank == 0)
+            fprintf(stderr,
+                    "casperii: window 0x%x: async_config=auto: stays on at %s (its targets spent %.0f%% of their "
+                    "time in MPI, but its origins waited %.0f us per operation through the ghosts against %.0f "
+                    "on MPICH's path; %u agreements of the hold left)\n",
+                    (unsigned)w->win, where, 100 * cr, w->cost[0], w->cost[1], (unsigned)w->hold);
+        else if (!change && d >= 0 && csp_rma.verbose >= 2 && w->rank == 0)
             fprintf(stderr,
                     "casperii: window 0x%x: async_config=auto: stays %s at %s (its targets spent %.0f%% of their "
-                    "time in MPI)\n",
-                    (unsigned)w->win, w->direct ? "off" : "on", where, 100 * cr);
+                    "time in MPI; its origins waited %.0f us per operation %s, %.0f %s)\n",
+                    (unsigned)w->win, w->direct ? "off" : "on", where, 100 * cr, w->cost[w->direct],
+                    w->direct ? "on MPICH's path" : "through the ghosts", w->cost[!w->direct],
+                    w->direct ? "through the ghosts" : "on MPICH's path");
     }
     return rc;
 }

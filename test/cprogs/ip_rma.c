@@ -66,6 +66,21 @@
  *                  idle in MPI 20 ms, then three; computing, then one.
  *                  Prints what each starts with, then accumulates once
  *                  into each peer's window of each
+ *   ip_rma autoregret [EPOCHS]
+ *                  rank 0 runs EPOCHS (40) epochs (shared lock,
+ *                  accumulate, flush, unlock) on rank 1, each followed by
+ *                  a barrier, which is where rank 1 waits (run it with
+ *                  CSP_ASYNC_CONFIG=auto where origin and target share a
+ *                  CPU and the ghost has one of its own: MPICH's epoch on
+ *                  the idle target then waits for time slices)
+ *   ip_rma autoheld
+ *                  (run it with CSP_ASYNC_CONFIG=auto) a window made
+ *                  after 20 ms idle in MPI (it starts on MPICH's path);
+ *                  every rank holds MPI_Win_lock_all across 12 barriers
+ *                  while it accumulates into the next, flushes and
+ *                  computes 5 ms: no switch under the open epochs; then
+ *                  40 lock epochs, each closed before a barrier, with 2
+ *                  ms of compute: the window goes to the ghosts
  *   ip_rma blocked [create|allocate] [EPOCHS [KIB]]
  *                  rank 0 waits in MPI_Recv from rank 1 while rank 1
  *                  runs EPOCHS (100) exclusive epochs of a KIB (256) KiB
@@ -1092,6 +1107,28 @@ static void autoheld(void)
     result("autoheld", got0 == 12 && got1 == 40);
 }
 
+static void autoregret(int epochs)
+{
+    MPI_Win w;
+    long *base = zeroed_window(MPI_COMM_WORLD, &w);
+    long one = 1;
+    for (int i = 0; i < epochs; i++) {
+        if (rank == 0 && size > 1) {
+            MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w);
+            MPI_Accumulate(&one, 1, MPI_LONG, 1, 0, 1, MPI_LONG, MPI_SUM, w);
+            MPI_Win_flush(1, w);
+            MPI_Win_unlock(1, w);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    long got = base[0];
+    MPI_Win_unlock(rank, w);
+    printf("value rank=%d autoregret=%ld\n", rank, got);
+    MPI_Win_free(&w);
+    result("autoregret", got == (rank == 1 ? epochs : 0));
+}
+
 /* idle stays inside MPI for ms milliseconds (collectives only; every rank
  * leaves after the same one). */
 static void idle(double ms)
@@ -1415,6 +1452,8 @@ int main(int argc, char **argv)
         autocoll(argc > 2 ? atoi(argv[2]) : 1);
     } else if (strcmp(mode, "autoheld") == 0) {
         autoheld();
+    } else if (strcmp(mode, "autoregret") == 0) {
+        autoregret(argc > 2 ? atoi(argv[2]) : 40);
     } else if (strcmp(mode, "autoburst") == 0) {
         autoburst();
     } else if (strcmp(mode, "blocked") == 0) {
