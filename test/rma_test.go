@@ -625,14 +625,17 @@ func TestRMALockallHint(t *testing.T) {
 // must learn it from the count of open direct epochs (rma.c:
 // direct_opened). Switched under the epoch, the ranks' next operation
 // failed with MPI_ERR_RMA_SYNC ("no access epoch ... is open"). Once the
-// epochs close before each barrier, the window goes to the ghosts.
+// epochs close before each barrier (the even ranks the origins, the odd
+// ones the targets, computing), the window goes to the ghosts.
 func TestRMAAutoHeld(t *testing.T) {
 	l := Layout{N: 4, NodeSize: 2}
 	res := rmaAutoRun(t, l, "autoheld")
 	require.Equal(t, []string{"off", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
-	for _, s := range ipRequireStats(t, res, l.Users()) {
+	for r, s := range ipRequireStats(t, res, l.Users()) {
 		require.Equal(t, int64(1), rmaStat(t, s, "rma_switches"), s.Fields.Line())
-		require.Positive(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+		if r%2 == 0 { // the origins of the last phase
+			require.Positive(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
+		}
 	}
 }
 
