@@ -31,29 +31,23 @@ CSP_IP_HIDDEN int csp_ip_rma_null_target(MPI_Request *req)
 
 /* Each one's time counts as time in MPI in the self-profile, when that is
  * on (the windows' automatic choice, internal/user/rmaauto.c), on every
- * window: a target waiting in any of them is answering MPICH's epochs. */
-#define CSP_RMA_SYNC(fn, proto, direct, redirected)                                                \
+ * window: a target waiting in any of them is answering MPICH's epochs. A
+ * passive-target one's time is also what the origin waits on w's path
+ * (passive 1): an auto window compares its two paths by it. Fence and
+ * PSCW are left out: they wait for the other members on either path. */
+#define CSP_RMA_SYNC_TIMED(fn, proto, direct, redirected, passive)                                 \
     int fn proto                                                                                   \
     {                                                                                              \
         uint64_t t_ = csp_prof_begin();                                                            \
         struct csp_rma_win *w_ = csp_rma_find(win);                                                \
         int rc_ = w_ ? (redirected) : (direct);                                                    \
+        if (passive)                                                                               \
+            csp_rma_psync_end(w_, t_);                                                             \
         csp_prof_end_rma(t_);                                                                      \
         return rc_;                                                                                \
     }
-/* A passive-target one's time is also what the origin waits on w's path:
- * an auto window compares its two paths by it (rmaauto.c). Fence and PSCW
- * are left out: they wait for the other members on either path. */
-#define CSP_RMA_PSYNC(fn, proto, direct, redirected)                                               \
-    int fn proto                                                                                   \
-    {                                                                                              \
-        uint64_t t_ = csp_prof_begin();                                                            \
-        struct csp_rma_win *w_ = csp_rma_find(win);                                                \
-        int rc_ = w_ ? (redirected) : (direct);                                                    \
-        csp_rma_psync_end(w_, t_);                                                                 \
-        csp_prof_end_rma(t_);                                                                      \
-        return rc_;                                                                                \
-    }
+#define CSP_RMA_SYNC(fn, proto, direct, redirected) CSP_RMA_SYNC_TIMED(fn, proto, direct, redirected, 0)
+#define CSP_RMA_PSYNC(fn, proto, direct, redirected) CSP_RMA_SYNC_TIMED(fn, proto, direct, redirected, 1)
 
 CSP_RMA_PSYNC(MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win),
               PMPI_Win_lock(lock_type, rank, assert, win), csp_rma_lock(w_, lock_type, rank, assert))
