@@ -618,22 +618,31 @@ func TestRMALockallHint(t *testing.T) {
 	}
 }
 
-// An auto window on MPICH's path while every rank holds MPI_Win_lock_all
-// across the barriers of a phase whose targets compute: the share of time
-// in MPI asks for the ghosts at those barriers, but an epoch is open, and
-// MPICH's path keeps no epoch state of the library's, so the agreement
-// must learn it from the count of open direct epochs (rma.c:
-// direct_opened). Switched under the epoch, the ranks' next operation
-// failed with MPI_ERR_RMA_SYNC ("no access epoch ... is open"). Once the
-// epochs close before each barrier (the even ranks the origins, the odd
-// ones the targets, computing), the window goes to the ghosts.
+// An auto window whose ranks hold MPI_Win_lock_all for its whole life, as
+// ARMCI-MPI and DART do: no agreement finds every epoch closed, so the
+// switches carry the open lock_all epochs across (rmaauto.c:
+// switch_holding): to the ghosts while the targets compute, back to
+// MPICH's path while they wait in MPI, to the ghosts again; every
+// accumulate and flush_all on the carried epochs works and every sum is
+// plain MPICH's. (Before stop 46 such a window switched under the epoch
+// without carrying it, and the next operation failed with
+// MPI_ERR_RMA_SYNC; then, never.)
 func TestRMAAutoHeld(t *testing.T) {
+	for _, assert := range []string{"0", "nocheck"} {
+		t.Run(assert, func(t *testing.T) { rmaAutoHeld(t, assert) })
+	}
+}
+
+func rmaAutoHeld(t *testing.T, assert string) {
 	l := Layout{N: 4, NodeSize: 2}
-	res := rmaAutoRun(t, l, "autoheld")
-	require.Equal(t, []string{"off", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
+	res := rmaAutoRun(t, l, "autoheld", assert)
+	require.Equal(t, []string{"on", "off", "on"}, rmaEffects(t, res.Stdout, 3, l.Users()), res.Output())
 	for r, s := range ipRequireStats(t, res, l.Users()) {
-		require.Equal(t, int64(1), rmaStat(t, s, "rma_switches"), s.Fields.Line())
-		if r%2 == 0 { // the origins of the last phase
+		// 3 on a quiet host; where MPICH's path to the waiting targets
+		// is slow (a loaded host), regrets add pairs in the middle phase.
+		sw := rmaStat(t, s, "rma_switches")
+		require.True(t, sw >= 3 && sw%2 == 1, "an odd number of switches, at least 3: %s", s.Fields.Line())
+		if r%2 == 0 { // the origins
 			require.Positive(t, rmaStat(t, s, "rma_redirected"), s.Fields.Line())
 		}
 	}

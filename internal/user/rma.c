@@ -858,35 +858,31 @@ int csp_rma_unlock(struct csp_rma_win *w, int rank)
     return rc2;
 }
 
-int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
+/* lockall_words takes this origin's part of MPI_Win_lock_all(assert_) in
+ * the lock words, W's own lock_all already held: none where nobody takes
+ * a lock on w but lock_all's shared ones (no lock in epoch_type), which
+ * exclude nothing, or with NOCHECK (no round trip to any member's ghost;
+ * the epoch kinds change only where no member has an epoch open), else a
+ * shared lock on every member. */
+static int lockall_words(struct csp_rma_win *w, int assert_)
 {
-    CSP_RMA_KIND(w, "MPI_Win_lock_all", CSP_RMA_EP_LOCKALL | CSP_RMA_EP_LOCK, w->epochs);
-    if (w->direct)
-        return direct_opened(w, PMPI_Win_lock_all(assert_, w->win), 1);
-    int rc = PMPI_Win_lock_all(assert_ | MPI_MODE_NOCHECK, w->win);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    /* Without lock in epoch_type nobody takes a lock on this window but
-     * lock_all's shared ones, which exclude nothing: as with NOCHECK, the
-     * lock words stay untouched (no round trip to any member's ghost). The
-     * epoch kinds change only where no member has an epoch open. */
+    w->lockall_assert = assert_;
     if ((assert_ & MPI_MODE_NOCHECK) || !(w->epochs & CSP_RMA_EP_LOCK)) {
         w->lock_all = CSP_RMA_NOCHECK;
         return MPI_SUCCESS;
     }
+    int rc = MPI_SUCCESS;
     if (w->local) { /* a shared lock on every member, in shared memory */
         for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
             rc = acquire(w, r, MPI_LOCK_SHARED);
         w->lock_all = CSP_RMA_SHARED;
         return rc;
     }
-    /* A shared lock on every member: one fetch-and-add each, completed
-     * together; the few that met a writer step back and retry alone. */
+    /* One fetch-and-add each, completed together; the few that met a
+     * writer step back and retry alone. */
     int64_t one = 1, *old = calloc((size_t)w->size, sizeof *old);
-    if (!old) {
-        PMPI_Win_unlock_all(w->win);
-        return raise(w, MPI_ERR_NO_MEM, "MPI_Win_lock_all: out of memory");
-    }
+    if (!old)
+        return MPI_ERR_NO_MEM;
     for (int r = 0; r < w->size && rc == MPI_SUCCESS; r++)
         rc = PMPI_Fetch_and_op(&one, &old[r], MPI_INT64_T, (int)w->t[r].ghost, lockword(w, r), MPI_SUM,
                                csp_rma.gwin);
@@ -901,18 +897,39 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
             rc = acquire(w, r, MPI_LOCK_SHARED);
     }
     free(old);
+    if (rc == MPI_SUCCESS)
+        w->lock_all = CSP_RMA_SHARED;
+    return rc;
+}
+
+int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
+{
+    CSP_RMA_KIND(w, "MPI_Win_lock_all", CSP_RMA_EP_LOCKALL | CSP_RMA_EP_LOCK, w->epochs);
+    if (w->direct) {
+        int rc = PMPI_Win_lock_all(assert_, w->win);
+        if (rc == MPI_SUCCESS)
+            w->dlock_all = assert_ + 1;
+        return rc;
+    }
+    int rc = PMPI_Win_lock_all(assert_ | MPI_MODE_NOCHECK, w->win);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = lockall_words(w, assert_);
     if (rc != MPI_SUCCESS) {
         PMPI_Win_unlock_all(w->win);
         return csp_rma_raise_rc(w, "MPI_Win_lock_all", rc);
     }
-    w->lock_all = CSP_RMA_SHARED;
     return MPI_SUCCESS;
 }
 
 int csp_rma_unlock_all(struct csp_rma_win *w)
 {
-    if (w->direct)
-        return direct_closed(w, PMPI_Win_unlock_all(w->win), 1);
+    if (w->direct) {
+        int rc = PMPI_Win_unlock_all(w->win);
+        if (rc == MPI_SUCCESS)
+            w->dlock_all = 0;
+        return rc;
+    }
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
     int rc = w->local ? MPI_SUCCESS : gflush_all();
@@ -973,6 +990,38 @@ int csp_rma_sync(struct csp_rma_win *w)
 }
 
 /* ---- switching (MPI_Win_set_info, the automatic choice: rmaauto.c) ---- */
+
+int csp_rma_lockall_carry(struct csp_rma_win *w)
+{
+    int rc = MPI_SUCCESS, rc2;
+    if (w->direct) { /* from the ghosts to MPICH */
+        if (w->lock_all == CSP_RMA_NONE)
+            return MPI_SUCCESS;
+        for (int r = 0; rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED && r < w->size; r++)
+            rc = release(w, r, MPI_LOCK_SHARED);
+        w->lock_all = CSP_RMA_NONE;
+        /* W's epoch was taken with NOCHECK; MPICH's path needs its own. */
+        rc2 = PMPI_Win_unlock_all(w->win);
+        if (rc2 == MPI_SUCCESS)
+            rc2 = PMPI_Win_lock_all(w->lockall_assert, w->win);
+        if (rc2 == MPI_SUCCESS)
+            w->dlock_all = w->lockall_assert + 1;
+        return rc != MPI_SUCCESS ? rc : rc2;
+    }
+    if (!w->dlock_all) /* from MPICH to the ghosts */
+        return MPI_SUCCESS;
+    int a = w->dlock_all - 1;
+    w->dlock_all = 0;
+    /* MPICH's lock_all would make the unlock wait for every target's
+     * progress: W's epoch becomes a NOCHECK one, as redirected epochs
+     * are (the members are all inside the switch's barriers). */
+    rc2 = PMPI_Win_unlock_all(w->win);
+    if (rc2 == MPI_SUCCESS)
+        rc2 = PMPI_Win_lock_all(a | MPI_MODE_NOCHECK, w->win);
+    if (rc2 == MPI_SUCCESS)
+        rc = lockall_words(w, a);
+    return rc2 != MPI_SUCCESS ? rc2 : rc;
+}
 
 void csp_rma_take_pending(struct csp_rma_win *w, const char *where)
 {

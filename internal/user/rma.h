@@ -164,9 +164,13 @@ struct csp_rma_win {
     int fence;         /* a fence opened an epoch                        */
     int started;       /* MPI_Win_start's epoch is open                  */
     int dopen;         /* access epochs of this origin open on MPICH's path
-                          (direct: MPI_Win_lock, lock_all, start), which
-                          the fields above do not track: no switch while
-                          one is (rmaauto.c: quiet)                       */
+                          (direct: MPI_Win_lock, start), which the fields
+                          above do not track: no switch while one is
+                          (rmaauto.c: blocking)                           */
+    int dlock_all;     /* direct: MPI_Win_lock_all's assert + 1 while its
+                          epoch is open on MPICH's path, else 0: carried
+                          across a switch (csp_rma_lockall_carry)         */
+    int lockall_assert;/* redirected: the assert lock_all was given      */
     int direct;        /* async_config=off now: every call goes to W as is */
     int local;         /* node-local: every member shares this node, and the
                           origins apply the operations and take the locks
@@ -377,6 +381,11 @@ void csp_rma_comm_forget(MPI_Comm comm);
  * member for the windows of one communicator, so the members' agreements
  * come in the same order. Not under MPI_THREAD_MULTIPLE. */
 void csp_rma_coll_list(struct csp_rma_win *w, MPI_Comm comm);
+/* After w was switched (its direct flipped) while this origin holds
+ * MPI_Win_lock_all: the epoch goes on on the new path (W's own lock_all
+ * and the lock words retaken as that path takes them). Every origin
+ * completed its operations of the old path before (rmaauto.c). */
+int csp_rma_lockall_carry(struct csp_rma_win *w);
 /* w leaves that list (freed; or its communicator freed). */
 void csp_rma_coll_unlist(struct csp_rma_win *w);
 /* The automatic choice from the members' sums v (csp_rma_agree's layout):

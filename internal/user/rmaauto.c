@@ -47,9 +47,10 @@
  * this is checked, in the same Allreduce), every operation of the old
  * path is complete at its target, as at a fence. A program synchronized
  * by locks and barriers (Global Arrays, osubench's rma-ga) thus chooses
- * by what its targets do, not once at the allocation before any epoch;
- * one that keeps an epoch open across its collectives (MPI_Win_lock_all
- * for the whole run) never switches there. An agreement is one Allreduce
+ * by what its targets do, not once at the allocation before any epoch.
+ * An epoch of MPI_Win_lock_all (ARMCI-MPI and DART hold one for a window's
+ * life) does not block a switch: it is carried across (switch_holding);
+ * any other open epoch does. An agreement is one Allreduce
  * (MPI_SUM of int64s, exact, so every member reads the same sums) over the
  * window's private communicator: per member its wall time, time in MPI and
  * calls since the last agreement (its own slot, zero elsewhere), the
@@ -265,12 +266,21 @@ void csp_rma_comm_forget(MPI_Comm comm)
     }
 }
 
-/* quiet: no epoch of this process is open on w. */
-static int quiet(const struct csp_rma_win *w)
+/* blocking: an epoch of this process other than MPI_Win_lock_all's is
+ * open on w (a switch waits for it to close). */
+static int blocking(const struct csp_rma_win *w)
 {
-    return !w->fence && !w->lock_all && w->nheld == 0 && !w->started &&
-           __atomic_load_n(&w->dopen, __ATOMIC_RELAXED) == 0;
+    return w->fence || w->nheld > 0 || w->started || __atomic_load_n(&w->dopen, __ATOMIC_RELAXED) > 0;
 }
+
+/* holds_all: this process's MPI_Win_lock_all epoch is open on w, on
+ * either path (the automatic choice carries it across a switch). */
+static int holds_all(const struct csp_rma_win *w) { return w->lock_all != CSP_RMA_NONE || w->dlock_all != 0; }
+
+/* The first int64 of a member's part of an agreement: 1 << 32 if an epoch
+ * blocks a switch, else 1 if it holds lock_all, else 0; the sum gives
+ * both counts (quiet: the sum is 0). */
+#define CSP_RMA_BLOCKING ((int64_t)1 << 32)
 
 /* What a choice went by (choose_say). */
 enum why {
@@ -326,6 +336,31 @@ static int set_direct(struct csp_rma_win *w, int direct)
     return rc;
 }
 
+/* switch_holding switches w (every member, collectively) where some
+ * members hold MPI_Win_lock_all, as ARMCI-MPI and DART do for a window's
+ * whole life: their epochs go on on the new path. Each holder first
+ * completes its operations of the old path, and nobody issues one on the
+ * new before all have (the barrier); each then retakes its lock_all as
+ * the new path takes it, inside a second barrier, since MPICH's part of
+ * that may wait for the other members' progress. */
+static int switch_holding(struct csp_rma_win *w, int direct)
+{
+    int rc = MPI_SUCCESS, r;
+    if (holds_all(w))
+        rc = w->direct ? PMPI_Win_flush_all(w->win) : csp_rma_flush_ghosts();
+    r = PMPI_Barrier(w->acomm); /* every member calls it, whatever failed */
+    if (rc == MPI_SUCCESS)
+        rc = r;
+    r = set_direct(w, direct);
+    if (rc == MPI_SUCCESS)
+        rc = r;
+    r = csp_rma_lockall_carry(w);
+    if (rc == MPI_SUCCESS)
+        rc = r;
+    r = PMPI_Barrier(w->acomm);
+    return rc == MPI_SUCCESS ? r : rc;
+}
+
 /* An agreement of w (csp_rma_agree): the int64s it sums, which depend on
  * au, whether w chooses itself (w->auto_ when its part is filled). */
 static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size + 1 : 0); }
@@ -339,7 +374,7 @@ static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 
 static void agree_fill(struct csp_rma_win *w, enum csp_rma_point at, int64_t *mine)
 {
     int n = w->size;
-    mine[0] = at != CSP_RMA_AT_FENCE && !quiet(w);
+    mine[0] = at == CSP_RMA_AT_FENCE ? 0 : blocking(w) ? CSP_RMA_BLOCKING : holds_all(w) ? 1 : 0;
     if (!w->auto_)
         return;
     struct csp_rma_prof now;
@@ -363,6 +398,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
 {
     int rc = MPI_SUCCESS, n = w->size;
     int all_quiet = sum[0] == 0;
+    int64_t nblocking = sum[0] / CSP_RMA_BLOCKING, nholding = sum[0] % CSP_RMA_BLOCKING;
     int pending = w->pending >= 0 || w->pend_epochs;
     if (at != CSP_RMA_AT_FENCE && all_quiet && pending) {
         if (!w->direct)
@@ -373,7 +409,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         fprintf(stderr,
                 "casperii: window 0x%x: %s: %lld member(s) had an epoch open; the change waits for the next "
                 "MPI_Win_fence or collective on its communicator where none has\n",
-                (unsigned)w->win, where, (long long)sum[0]);
+                (unsigned)w->win, where, (long long)(nblocking + nholding));
     }
     if (at == CSP_RMA_AT_COLL && !au) {
         /* A pending change not taken (an epoch was open) is tried again
@@ -389,7 +425,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         double cr = 0;
         int d = csp_rma_auto_choose(n, sum, w->direct, csp_rma.cr_low, csp_rma.cr_high, csp_rma.min_stretch_us,
                                     &cr);
-        if (!all_quiet)
+        if (nblocking > 0)
             d = -1; /* an epoch was open: the profile goes on to the next */
         /* What the period cost the origins on the path it ran on, and
          * what that makes of the share's choice (a direct period is
@@ -428,7 +464,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
             restart(w); /* else: too short, kept for the next agreement */
         if (change) {
             w->on_votes = 0;
-            int r = set_direct(w, d);
+            int r = nholding > 0 ? switch_holding(w, d) : set_direct(w, d);
             if (rc == MPI_SUCCESS)
                 rc = r;
             choose_say(w, d ? "off" : "on", where, cr, regret ? WHY_COST : WHY_SHARE);
