@@ -800,8 +800,9 @@ static int release(struct csp_rma_win *w, int rank, int type)
 
 /* On MPICH's path (w->direct) the epochs are MPICH's; what the library
  * keeps of them is only whether one is open, so that an agreement never
- * switches the window under it (rmaauto.c: quiet). rc is MPICH's answer,
- * counted when it succeeded and counts (not MPI_PROC_NULL). */
+ * switches the window under it (rmaauto.c: blocking; a lock_all epoch,
+ * dlock_all, is carried across instead). rc is MPICH's answer, counted
+ * when it succeeded and counts (not MPI_PROC_NULL). */
 static int direct_opened(struct csp_rma_win *w, int rc, int counts)
 {
     if (rc == MPI_SUCCESS && counts) /* atomic: threads may lock apart */

@@ -366,8 +366,9 @@ static int switch_holding(struct csp_rma_win *w, int direct)
 static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size + 1 : 0); }
 
 /* agree_fill writes this member's part of w's agreement at at into mine
- * (agree_len(w, w->auto_) int64s, zero): whether it has an epoch open
- * (nothing is at a fence), then for an auto window its profile since the
+ * (agree_len(w, w->auto_) int64s, zero): whether it has an epoch open that
+ * blocks a switch, or only lock_all's (CSP_RMA_BLOCKING; nothing is at a
+ * fence), then for an auto window its profile since the
  * last agreement in its own slot, the operations it issued to each
  * member, and the microseconds it spent in w's passive-target
  * synchronization (csp_rma_auto_cost). */
@@ -430,13 +431,16 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         /* What the period cost the origins on the path it ran on, and
          * what that makes of the share's choice (a direct period is
          * judged only by its own measurement). */
-        int regret = 0, held = w->hold > 0, d_share = d;
+        int regret = 0, held_back = 0;
         if (d >= 0) {
             double c = csp_rma_auto_cost(n, sum);
             if (c > 0)
                 w->cost[w->direct] = c;
-            if (c > 0 || !w->direct)
-                d = csp_rma_auto_regret(d, w->direct, w->cost, held, &regret);
+            if (c > 0 || !w->direct) {
+                int d_share = d;
+                d = csp_rma_auto_regret(d, w->direct, w->cost, w->hold > 0, &regret);
+                held_back = !w->direct && d_share == 1 && d == 0; /* the hold kept it on */
+            }
             if (!w->direct && w->hold > 0)
                 w->hold--;
         }
@@ -476,7 +480,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         }
         w->next_eval = w->nfence + w->gap;
         w->next_coll = w->ncoll + w->gap;
-        if (!change && d != d_share && csp_rma.verbose >= 2 && w->rank == 0)
+        if (!change && held_back && csp_rma.verbose >= 2 && w->rank == 0)
             fprintf(stderr,
                     "casperii: window 0x%x: async_config=auto: stays on at %s (its targets spent %.0f%% of their "
                     "time in MPI, but its origins waited %.0f us per operation through the ghosts against %.0f "
