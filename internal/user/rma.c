@@ -903,6 +903,16 @@ static int lockall_words(struct csp_rma_win *w, int assert_)
     return rc;
 }
 
+/* lockall_unwords gives back what lockall_words took (the origin's
+ * operations complete at their targets already). */
+static int lockall_unwords(struct csp_rma_win *w)
+{
+    int rc = MPI_SUCCESS;
+    for (int r = 0; rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED && r < w->size; r++)
+        rc = release(w, r, MPI_LOCK_SHARED);
+    return rc;
+}
+
 int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
 {
     CSP_RMA_KIND(w, "MPI_Win_lock_all", CSP_RMA_EP_LOCKALL | CSP_RMA_EP_LOCK, w->epochs);
@@ -918,6 +928,8 @@ int csp_rma_lock_all(struct csp_rma_win *w, int assert_)
     rc = lockall_words(w, assert_);
     if (rc != MPI_SUCCESS) {
         PMPI_Win_unlock_all(w->win);
+        if (rc == MPI_ERR_NO_MEM) /* lockall_words' own, not MPICH's */
+            return raise(w, MPI_ERR_NO_MEM, "MPI_Win_lock_all: out of memory");
         return csp_rma_raise_rc(w, "MPI_Win_lock_all", rc);
     }
     return MPI_SUCCESS;
@@ -934,8 +946,8 @@ int csp_rma_unlock_all(struct csp_rma_win *w)
     if (w->lock_all == CSP_RMA_NONE)
         return PMPI_Win_unlock_all(w->win); /* MPICH's error */
     int rc = w->local ? MPI_SUCCESS : gflush_all();
-    for (int r = 0; rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED && r < w->size; r++)
-        rc = release(w, r, MPI_LOCK_SHARED);
+    if (rc == MPI_SUCCESS)
+        rc = lockall_unwords(w);
     w->lock_all = CSP_RMA_NONE;
     int rc2 = PMPI_Win_unlock_all(w->win);
     if (rc != MPI_SUCCESS)
@@ -998,8 +1010,7 @@ int csp_rma_lockall_carry(struct csp_rma_win *w)
     if (w->direct) { /* from the ghosts to MPICH */
         if (w->lock_all == CSP_RMA_NONE)
             return MPI_SUCCESS;
-        for (int r = 0; rc == MPI_SUCCESS && w->lock_all == CSP_RMA_SHARED && r < w->size; r++)
-            rc = release(w, r, MPI_LOCK_SHARED);
+        rc = lockall_unwords(w);
         w->lock_all = CSP_RMA_NONE;
         /* W's epoch was taken with NOCHECK; MPICH's path needs its own. */
         rc2 = PMPI_Win_unlock_all(w->win);
