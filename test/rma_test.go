@@ -660,16 +660,10 @@ func TestRMAAutoRegret(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skipf("needs 2 CPUs, this host has %d", runtime.NumCPU())
 	}
-	prog := CProg(t, "ip_rma")
-	args := []string{"autoregret", "40"}
-	plain := Run(t, Job{Layout: Layout{N: 2}, Prog: prog, Args: args})
-	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: Layout{N: 3}, Launch: []string{"-bind-to", "user:1,0,0"}, Prog: prog, Args: args,
-		// CSP_VERBOSE=2: every agreement's waits per operation, for the
-		// output of a failure (a loaded host may make MPICH's path fast).
-		Preload: true, Env: []string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=2", "CSP_RMA_LOCAL=0"}})
-	ipRequireResults(t, res, 1)
-	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
+	// CSP_VERBOSE=2: every agreement's waits per operation, for the
+	// output of a failure (a loaded host may make MPICH's path fast).
+	res := rmaPairRunLaunch(t, Layout{N: 3}, []string{"-bind-to", "user:1,0,0"},
+		[]string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=2", "CSP_RMA_LOCAL=0"}, "autoregret", "40")
 	require.Contains(t, res.Stderr, "async_config=auto: off at a collective on its communicator (its targets spent", res.Output())
 	require.Contains(t, res.Stderr, "async_config=auto: on at a collective on its communicator (its origins waited", res.Output())
 	for r, s := range ipRequireStats(t, res, 2) {
@@ -881,10 +875,17 @@ func rmaAutoRun(t *testing.T, l Layout, args ...string) Result {
 // values, and returns the library's job.
 func rmaPairRun(t *testing.T, l Layout, env []string, args ...string) Result {
 	t.Helper()
+	return rmaPairRunLaunch(t, l, nil, env, args...)
+}
+
+// rmaPairRunLaunch is rmaPairRun with mpiexec options (launch) for the
+// library's job.
+func rmaPairRunLaunch(t *testing.T, l Layout, launch, env []string, args ...string) Result {
+	t.Helper()
 	prog := CProg(t, "ip_rma")
 	plain := Run(t, Job{Layout: Layout{N: l.Users()}, Prog: prog, Args: args})
 	ipRequireResults(t, plain, 1)
-	res := Run(t, Job{Layout: l, Prog: prog, Args: args, Preload: true, Env: env})
+	res := Run(t, Job{Layout: l, Launch: launch, Prog: prog, Args: args, Preload: true, Env: env})
 	ipRequireResults(t, res, 1)
 	require.Equal(t, rmaValues(plain.Stdout), rmaValues(res.Stdout), "the same values as plain MPICH")
 	return res
