@@ -409,7 +409,7 @@ func WriteChecks(w io.Writer, br *BenchResult) {
 				line += fmt.Sprintf("; CSP_STATS rep 1, all users: rma_windows=%d rma_redirected=%d rma_local=%d rma_lock_retries=%d isend_offloaded=%d",
 					t["rma_windows"], t["rma_redirected"], t["rma_local"], t["rma_lock_retries"], t["isend_offloaded"])
 				if m.AsyncConfig == "auto" {
-					line += fmt.Sprintf(" rma_switches=%d rma_agreements=%d rma_regrets=%d", t["rma_switches"], t["rma_agreements"], t["rma_regrets"])
+					line += fmt.Sprintf(" rma_switches=%d rma_agreements=%d rma_agree_us=%d rma_regrets=%d", t["rma_switches"], t["rma_agreements"], t["rma_agree_us"], t["rma_regrets"])
 				}
 				line += rmaCheck(m, t)
 			} else {

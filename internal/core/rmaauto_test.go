@@ -103,3 +103,29 @@ func TestRMAAutoCost(t *testing.T) {
 	assert.InDelta(t, 100.0, user.RMAAutoCost(2, append(v, 1, 4, 500)), 1e-9)
 	assert.Zero(t, user.RMAAutoCost(2, append(v, 1, 4, 0)), "no time in passive synchronization (fence epochs): unknown")
 }
+
+// The agreements' cadence (rmaauto.c: csp_rma_agree_gap): the gap the
+// choice asks, unless agreements would take over a fiftieth of the
+// members' time between them, then as many safe points as keep them to
+// that, at most 4096; without a measurement, the gap.
+func TestRMAAgreeGap(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		n             int
+		gap, since    uint32
+		elapsed, cost int64 // the members' sums (us)
+		want          int
+	}{
+		{"cheap agreements: the gap", 2, 16, 16, 2 * 16000, 2 * 10, 16},
+		{"1/50 of the time exactly: the gap", 2, 16, 16, 2 * 1600, 2 * 32, 16},
+		{"NWChem: 1.5 ms against 0.7 ms per collective", 4, 8, 8, 4 * 5600, 4 * 1500, 108},
+		{"as long as the collectives: 50 of them", 2, 8, 8, 2 * 8 * 16000, 2 * 16000, 50},
+		{"the members' means, not sums", 4, 2, 2, 4 * 2000, 4 * 2000, 100},
+		{"capped", 2, 16, 1, 2 * 10, 2 * 1000000, 4096},
+		{"no agreement measured yet", 2, 4, 4, 2 * 400, 0, 4},
+		{"no safe point since", 2, 4, 0, 2 * 400, 2 * 1000, 4},
+		{"no time since", 2, 4, 4, 0, 2 * 1000, 4},
+	} {
+		assert.Equal(t, tc.want, user.RMAAgreeGap(tc.n, tc.gap, tc.since, tc.elapsed, tc.cost), tc.name)
+	}
+}

@@ -754,8 +754,8 @@ func (r *runtime) printStats() {
 	switches, switchesC := r.switches, r.switchesC
 	r.mu.Unlock()
 	rs := user.CurrentRMAStats()
-	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d direct_yields=%d switches=%d switches_in_c=%d set_info_without_mpich=%d rma_windows=%d rma_redirected=%d rma_local=%d rma_local_packed=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_regrets=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
-		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, s.DirectYields, switches, switchesC, s.SetInfoC, rs.Windows, rs.Ops, rs.LocalOps, rs.LocalPacked, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.Regrets, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
+	fmt.Fprintf(os.Stderr, "casperii-stats rank=%d isend_offloaded=%d irecv_offloaded=%d direct=%d bounce=%d held=%d yields=%d sleeps=%d probes=%d probes_polled=%d lends=%d direct_yields=%d switches=%d switches_in_c=%d set_info_without_mpich=%d rma_windows=%d rma_redirected=%d rma_local=%d rma_local_packed=%d rma_lock_retries=%d rma_switches=%d rma_lockword_ops=%d rma_agreements=%d rma_agree_us=%d rma_regrets=%d rma_rings=%d cells_in_use=%d ops_live=%d heap_in_use=%d\n",
+		urank, s.Isend, s.Irecv, s.Direct, s.Bounce, s.Held, s.Yields, s.Sleeps, s.Probes, s.ProbesPolled, s.Lends, s.DirectYields, switches, switchesC, s.SetInfoC, rs.Windows, rs.Ops, rs.LocalOps, rs.LocalPacked, rs.LockRetries, rs.Switches, rs.LockwordOps, rs.Agreements, rs.AgreeUS, rs.Regrets, rs.Rings, use.CellsInUse, use.OpsLive, use.HeapInUse)
 }
 
 // Role returns what this process is.

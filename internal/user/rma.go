@@ -109,6 +109,9 @@ type RMAStats struct {
 	// them, those that took a window back to the ghosts because MPICH's
 	// path measured slower (rmaauto.c: csp_rma_auto_regret).
 	LockwordOps, Agreements, Regrets uint64
+	// AgreeUS: microseconds this process spent in the agreements'
+	// reductions (rmaauto.c: agree_reduce).
+	AgreeUS uint64
 	// Rings: times this origin woke its own parked ghost, the target's
 	// ghost too, instead of waiting for its poll.
 	Rings uint64
@@ -121,5 +124,16 @@ type RMAStats struct {
 // CurrentRMAStats returns this process's redirection counters.
 func CurrentRMAStats() RMAStats {
 	return RMAStats{Ops: uint64(C.csp_rma.n_ops), Windows: uint64(C.csp_rma.n_wins), LockRetries: uint64(C.csp_rma.n_lock_retries), Switches: uint64(C.csp_rma.n_switches),
-		LocalOps: uint64(C.csp_rma.n_local_ops), LocalPacked: uint64(C.csp_rma.n_local_packed), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Regrets: uint64(C.csp_rma.n_regrets), Rings: uint64(C.csp_rma.n_rings)}
+		LocalOps: uint64(C.csp_rma.n_local_ops), LocalPacked: uint64(C.csp_rma.n_local_packed), LockwordOps: uint64(C.csp_rma.n_lockword_ops), Agreements: uint64(C.csp_rma.n_agreements), Regrets: uint64(C.csp_rma.n_regrets), Rings: uint64(C.csp_rma.n_rings),
+		AgreeUS: uint64(float64(C.csp_rma.agree_t) * float64(C.csp_prof_ns_per_tick()) / 1e3)}
+}
+
+// RMAAgreeGap runs the agreements' cadence (rmaauto.c: csp_rma_agree_gap)
+// for n members: the safe points to the next agreement from the gap the
+// choice asks, the safe points since the last agreement, and the members'
+// sums of the microseconds since it and of their last agreement. For
+// tests.
+func RMAAgreeGap(n int, gap, since uint32, elapsedSum, costSum int64) int {
+	tail := [2]C.int64_t{C.int64_t(elapsedSum), C.int64_t(costSum)}
+	return int(C.csp_rma_agree_gap(C.int(n), C.uint32_t(gap), C.uint32_t(since), &tail[0]))
 }

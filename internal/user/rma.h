@@ -199,7 +199,12 @@ struct csp_rma_win {
     uint32_t nfence;   /* MPI_Win_fence calls on the window              */
     uint32_t next_eval;/* the fence of the next agreement (auto)          */
     uint32_t gap;      /* fences (or collectives) between agreements now
-                          (auto)                                          */
+                          (auto), before the cost's floor (agree_gap)     */
+    uint32_t agreed_fence, agreed_coll; /* nfence and ncoll at the last
+                          agreement (auto)                                */
+    uint32_t floor_said; /* the gap CSP_VERBOSE=2 last said the cost set  */
+    uint8_t acomm_used; /* an agreement's reduction ran on acomm         */
+    uint64_t agreed_t; /* csp_prof_now at the last agreement (auto)       */
     /* A window agrees at the blocking collectives on the communicator
      * it was made on too, until its first fence, when it is auto or a
      * change MPI_Win_set_info asked waits (rmaauto.c: csp_rma_coll). */
@@ -226,6 +231,11 @@ struct csp_rma_win {
     struct csp_rma_win *next; /* hash chain                              */
 };
 
+/* Agreements' reductions remembered for their cost, and how many it
+ * takes to know it (rmaauto.c: agree_cost). */
+#define CSP_RMA_AGREE_RECENT 4
+#define CSP_RMA_AGREE_KNOWN 3
+
 struct csp_rma {
     int on;            /* windows may be redirected (CSP_ASYNC_MODE rma) */
     int verbose;       /* CSP_VERBOSE                                    */
@@ -248,6 +258,11 @@ struct csp_rma {
     uint64_t n_agreements;   /* agreements of auto windows (rmaauto.c)    */
     uint64_t n_regrets;      /* of them, taking a window back to the ghosts
                                 because the direct path measured slower   */
+    uint64_t agree_t;  /* ticks this process spent in the agreements'
+                          reductions (CSP_STATS rma_agree_us)             */
+    uint64_t agree_recent[CSP_RMA_AGREE_RECENT]; /* ticks the last ones
+                          took, oldest overwritten (0: none yet)          */
+    unsigned agree_next; /* the entry the next one takes                  */
     /* The automatic choice (rmaauto.c; thresholds from internal/core). */
     int default_auto;  /* CSP_ASYNC_CONFIG=auto: windows without the hint
                           choose themselves                               */
@@ -398,6 +413,13 @@ int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double 
  * their passive-target synchronization microseconds after the operation
  * counts) over the operations; 0 when there were none. Pure. */
 double csp_rma_auto_cost(int n, const int64_t *v);
+/* The safe points (collectives or fences) to the next agreement of an
+ * auto window of n members: gap, or more where the agreements would
+ * otherwise take over 1/CSP_RMA_AGREE_SHARE of the members' time, at
+ * most CSP_RMA_GAP_CAP. since: the safe points since the last one; tail:
+ * the members' sums of the microseconds since it and of their last
+ * agreement's reduction (rmaauto.c: agree_fill). Pure. */
+int csp_rma_agree_gap(int n, uint32_t gap, uint32_t since, const int64_t *tail);
 /* What the measured costs of the two paths (cost[0] redirected, cost[1]
  * direct, 0 unknown) make of the share's choice d (csp_rma_auto_choose)
  * on a window now direct or not, held (after a regret) or not: the

@@ -38,7 +38,9 @@
  * symmetric=true, and at MPI_Win_fence, not every one: a fence is
  * collective, so every member counts them alike and agrees at the same
  * ones (after CSP_RMA_GAP_MIN fences, then at doubling intervals up to
- * CSP_RMA_GAP_MAX while nothing changes), and, until its first fence, at
+ * CSP_RMA_GAP_MAX while nothing changes, or further apart where the
+ * agreements would take more than a fiftieth of the members' time:
+ * csp_rma_agree_gap), and, until its first fence, at
  * the blocking collectives on the communicator it was made on, on the
  * same cadence (csp_rma_coll; a window that is not auto goes there only
  * to take a change MPI_Win_set_info asked): every member makes
@@ -86,6 +88,15 @@
 #define CSP_RMA_ON_GUESS_US 1000
 #define CSP_RMA_HOLD_MIN 4
 #define CSP_RMA_HOLD_MAX 256
+/* An agreement is a collective of its own, which costs what the
+ * members' cores make it: a few microseconds where each has a core,
+ * milliseconds where they share them (NWChem's 4 users with 2 ghosts on 2
+ * cores: 2.2 ms each, 2,600 per process at gaps of 16, a third of its
+ * run). So the gap is never less than what keeps the agreements at most
+ * 1/CSP_RMA_AGREE_SHARE of the members' time (csp_rma_agree_gap), and at
+ * most CSP_RMA_GAP_CAP safe points. */
+#define CSP_RMA_AGREE_SHARE 50
+#define CSP_RMA_GAP_CAP 4096
 /* A tag for MPI_Comm_create_group (collective over the window's group). */
 #define CSP_RMA_COMM_TAG 0x5c51
 
@@ -156,6 +167,9 @@ static void begin(struct csp_rma_win *w)
     w->gap = CSP_RMA_GAP_MIN;
     w->next_eval = w->nfence + w->gap;
     w->next_coll = w->ncoll + w->gap;
+    w->agreed_fence = w->nfence;
+    w->agreed_coll = w->ncoll;
+    w->agreed_t = csp_prof_now();
     w->auto_ = 1;
 }
 
@@ -363,15 +377,67 @@ static int switch_holding(struct csp_rma_win *w, int direct)
 
 /* An agreement of w (csp_rma_agree): the int64s it sums, which depend on
  * au, whether w chooses itself (w->auto_ when its part is filled). */
-static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size + 1 : 0); }
+static size_t agree_len(const struct csp_rma_win *w, int au) { return 1 + (au ? 4 * (size_t)w->size + 3 : 0); }
+
+/* agreed_us: microseconds of the profile's clock in ticks t. */
+static double agreed_us(uint64_t t) { return (double)t * csp_prof_ns_per_tick() / 1e3; }
+
+/* agree_reduce is an agreement's reduction of len int64s over w's
+ * members' communicator, timed (csp_rma.agree_t, agree_recent). The first
+ * on a communicator is not what the next ones cost (MPICH sets up its
+ * collectives there), so it is not remembered. */
+static int agree_reduce(const int64_t *mine, int64_t *sum, size_t len, struct csp_rma_win *w)
+{
+    uint64_t t0 = csp_prof_now();
+    int rc = PMPI_Allreduce(mine, sum, (int)len, MPI_INT64_T, MPI_SUM, w->acomm);
+    uint64_t t = csp_prof_now() - t0;
+    if (w->acomm_used)
+        csp_rma.agree_recent[csp_rma.agree_next++ % CSP_RMA_AGREE_RECENT] = t ? t : 1;
+    w->acomm_used = 1;
+    csp_rma.agree_t += t;
+    return rc;
+}
+
+/* agree_cost: what an agreement costs this process, in microseconds: the
+ * least of its last CSP_RMA_AGREE_RECENT reductions, since MPICH's own
+ * set-up of a communicator's collectives lands in one of its first few
+ * (6 ms against 0.1-2 ms after, where 2 users share a core); 0 (not
+ * known) before CSP_RMA_AGREE_KNOWN of them. */
+static double agree_cost(void)
+{
+    uint64_t least = 0;
+    int known = 0;
+    for (int i = 0; i < CSP_RMA_AGREE_RECENT; i++)
+        if (csp_rma.agree_recent[i]) {
+            known++;
+            if (!least || csp_rma.agree_recent[i] < least)
+                least = csp_rma.agree_recent[i];
+        }
+    return known >= CSP_RMA_AGREE_KNOWN ? agreed_us(least) : 0;
+}
+
+int csp_rma_agree_gap(int n, uint32_t gap, uint32_t since, const int64_t *tail)
+{
+    double elapsed = (double)tail[0] / n, cost = (double)tail[1] / n;
+    if (since == 0 || elapsed <= 0 || cost <= 0)
+        return (int)gap;
+    double need = CSP_RMA_AGREE_SHARE * cost * since / elapsed;
+    if (need > CSP_RMA_GAP_CAP)
+        return CSP_RMA_GAP_CAP;
+    int least = (int)need; /* rounded up */
+    least += least < need;
+    return least > (int)gap ? least : (int)gap;
+}
 
 /* agree_fill writes this member's part of w's agreement at at into mine
  * (agree_len(w, w->auto_) int64s, zero): whether it has an epoch open that
  * blocks a switch, or only lock_all's (CSP_RMA_BLOCKING; nothing is at a
  * fence), then for an auto window its profile since the
  * last agreement in its own slot, the operations it issued to each
- * member, and the microseconds it spent in w's passive-target
- * synchronization (csp_rma_auto_cost). */
+ * member, the microseconds it spent in w's passive-target
+ * synchronization (csp_rma_auto_cost), since w's last agreement, and
+ * what an agreement costs this process (agree_cost; both for
+ * csp_rma_agree_gap). */
 static void agree_fill(struct csp_rma_win *w, enum csp_rma_point at, int64_t *mine)
 {
     int n = w->size;
@@ -388,6 +454,8 @@ static void agree_fill(struct csp_rma_win *w, enum csp_rma_point at, int64_t *mi
     for (int t = 0; t < n; t++)
         mine[1 + 3 * (size_t)n + t] = (int64_t)__atomic_load_n(&w->acc[t], __ATOMIC_RELAXED);
     mine[1 + 4 * (size_t)n] = (int64_t)((double)__atomic_load_n(&w->psync_t, __ATOMIC_RELAXED) * us);
+    mine[2 + 4 * (size_t)n] = (int64_t)((double)(now.t - w->agreed_t) * us);
+    mine[3 + 4 * (size_t)n] = (int64_t)agree_cost();
 }
 
 /* agree_apply takes what the members' sums sum of w's agreement say (its
@@ -478,8 +546,22 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         } else if (w->gap < CSP_RMA_GAP_MAX) {
             w->gap *= 2;
         }
-        w->next_eval = w->nfence + w->gap;
-        w->next_coll = w->ncoll + w->gap;
+        /* The next agreement: after the gap, or the cost's floor. */
+        const int64_t *tail = sum + 2 + 4 * (size_t)n;
+        uint32_t since = at == CSP_RMA_AT_FENCE ? w->nfence - w->agreed_fence : w->ncoll - w->agreed_coll;
+        uint32_t gap = (uint32_t)csp_rma_agree_gap(n, w->gap, since, tail);
+        w->agreed_fence = w->nfence;
+        w->agreed_coll = w->ncoll;
+        w->agreed_t = csp_prof_now();
+        w->next_eval = w->nfence + gap;
+        w->next_coll = w->ncoll + gap;
+        if (gap > w->gap && gap != w->floor_said && csp_rma.verbose >= 2 && w->rank == 0)
+            fprintf(stderr,
+                    "casperii: window 0x%x: async_config=auto: the next agreement in %u %s, not %u (an agreement "
+                    "took %.0f us; the %s came %.0f us apart)\n",
+                    (unsigned)w->win, gap, at == CSP_RMA_AT_FENCE ? "fences" : "collectives", w->gap,
+                    (double)tail[1] / n, at == CSP_RMA_AT_FENCE ? "fences" : "collectives", (double)tail[0] / n / since);
+        w->floor_said = gap > w->gap ? gap : 0;
         if (!change && held_back && csp_rma.verbose >= 2 && w->rank == 0)
             fprintf(stderr,
                     "casperii: window 0x%x: async_config=auto: stays on at %s (its targets spent %.0f%% of their "
@@ -506,7 +588,7 @@ int csp_rma_agree(struct csp_rma_win *w, enum csp_rma_point at, const char *wher
         return csp_rma_raise_msg(w, MPI_ERR_NO_MEM, "CasperII: out of memory in a window's agreement");
     int64_t *sum = mine + len;
     agree_fill(w, at, mine);
-    int rc = PMPI_Allreduce(mine, sum, (int)len, MPI_INT64_T, MPI_SUM, w->acomm);
+    int rc = agree_reduce(mine, sum, len, w);
     if (rc == MPI_SUCCESS)
         rc = agree_apply(w, at, au, sum, where);
     free(mine);
@@ -551,7 +633,7 @@ int csp_rma_coll(MPI_Comm comm)
             agree_fill(w, CSP_RMA_AT_COLL, mine + off);
             off += agree_len(w, w->coll_auto);
         }
-    int rc = PMPI_Allreduce(mine, sum, (int)total, MPI_INT64_T, MPI_SUM, first->acomm);
+    int rc = agree_reduce(mine, sum, total, first);
     if (rc != MPI_SUCCESS) {
         free(mine);
         return csp_rma_raise_rc(first, where, rc);

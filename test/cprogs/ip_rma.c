@@ -73,6 +73,11 @@
  *                  CSP_ASYNC_CONFIG=auto where origin and target share a
  *                  CPU and the ghost has one of its own: MPICH's epoch on
  *                  the idle target then waits for time slices)
+ *   ip_rma autocadence [ITERS]
+ *                  (run it with CSP_ASYNC_CONFIG=auto) ITERS (1000)
+ *                  iterations of: every rank accumulates 1 into the next
+ *                  rank's window under a shared lock, then MPI_Barrier
+ *                  (where the window agrees); checks every rank got ITERS
  *   ip_rma autoheld [nocheck]
  *                  (run it with CSP_ASYNC_CONFIG=auto) a window made
  *                  after 20 ms idle in MPI (it starts on MPICH's path),
@@ -1136,6 +1141,26 @@ static void autoregret(int epochs)
     result("autoregret", got == (rank == 1 ? epochs : 0));
 }
 
+static void autocadence(int iters)
+{
+    MPI_Win w;
+    long *base = zeroed_window(MPI_COMM_WORLD, &w);
+    long one = 1;
+    int to = (rank + 1) % size;
+    for (int i = 0; i < iters; i++) {
+        MPI_Win_lock(MPI_LOCK_SHARED, to, 0, w);
+        MPI_Accumulate(&one, 1, MPI_LONG, to, 0, 1, MPI_LONG, MPI_SUM, w);
+        MPI_Win_unlock(to, w);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    long got = base[0];
+    MPI_Win_unlock(rank, w);
+    printf("value rank=%d autocadence=%ld\n", rank, got);
+    MPI_Win_free(&w);
+    result("autocadence", got == iters);
+}
+
 /* idle stays inside MPI for ms milliseconds (collectives only; every rank
  * leaves after the same one). */
 static void idle(double ms)
@@ -1463,6 +1488,8 @@ int main(int argc, char **argv)
         autoregret(argc > 2 ? atoi(argv[2]) : 40);
     } else if (strcmp(mode, "autoburst") == 0) {
         autoburst();
+    } else if (strcmp(mode, "autocadence") == 0) {
+        autocadence(argc > 2 ? atoi(argv[2]) : 1000);
     } else if (strcmp(mode, "blocked") == 0) {
         blocked(argc <= 2 || strcmp(argv[2], "allocate") != 0, argc > 3 ? atoi(argv[3]) : 100,
                 argc > 4 ? atoi(argv[4]) : 256);
