@@ -680,26 +680,39 @@ func TestRMAAutoRegret(t *testing.T) {
 // An auto window agrees at the collectives on its communicator, and an
 // agreement is a collective of its own, which costs what the members'
 // cores make it. Two users sharing CPU 0 (their ghost alone on CPU 1, as
-// in TestRMAAutoRegret), 2000 iterations of an accumulate under a shared
+// in TestRMAAutoRegret), 600 iterations of an accumulate under a shared
 // lock and an MPI_Barrier: the iterations take tens of microseconds, an
 // agreement's reduction on the window's fresh communicator takes
-// hundreds to thousands, and at gaps of at most 16 barriers the 140
-// agreements made the loop 6x slower (1.6-1.7 s against 0.26 s). The
-// cadence's floor (rmaauto.c: csp_rma_agree_gap) keeps the agreements to
-// a fiftieth of the members' time: a handful here. The counters show it
-// (rma_agreements, and the time in them, rma_agree_us), CSP_VERBOSE=2
-// says why, and the values are plain MPICH's.
+// hundreds to thousands, and at gaps of at most 16 barriers 2000 such
+// iterations made 140 agreements and ran 6x slower (1.6-1.7 s against
+// 0.26 s). The cadence's floor (rmaauto.c: csp_rma_agree_gap) keeps the
+// agreements to a fiftieth of the members' time: a handful here, where
+// the rule alone makes 39. CSP_VERBOSE=2 says why; the counters show it
+// (rma_agreements, and the time in them, rma_agree_us); the values are
+// plain MPICH's. Beside two CPU hogs an iteration took 26 ms and an
+// agreement 7: the floor then asks no more than the rule, rightly; a job
+// that saw no floor is run again, at most twice.
 func TestRMAAutoCadence(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skipf("needs 2 CPUs, this host has %d", runtime.NumCPU())
 	}
-	res := rmaPairRunLaunch(t, Layout{N: 3}, []string{"-bind-to", "user:1,0,0"},
-		[]string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=2", "CSP_RMA_LOCAL=0"}, "autocadence", "2000")
-	require.Contains(t, res.Stderr, "async_config=auto: the next agreement in ", res.Output())
+	const floorSaid = "async_config=auto: the next agreement in "
+	var res Result
+	for try := 0; try < 3; try++ {
+		if try > 0 {
+			t.Logf("no agreement was spaced by its cost (on this host's speed then); running the job again:\n%s", res.Stderr)
+		}
+		res = rmaPairRunLaunch(t, Layout{N: 3}, []string{"-bind-to", "user:1,0,0"},
+			[]string{"CSP_ASYNC_CONFIG=auto", "CSP_STATS=1", "CSP_VERBOSE=2", "CSP_RMA_LOCAL=0"}, "autocadence", "600")
+		if strings.Contains(res.Stderr, floorSaid) {
+			break
+		}
+	}
+	require.Contains(t, res.Stderr, floorSaid, res.Output())
 	for _, s := range ipRequireStats(t, res, 2) {
 		n := rmaStat(t, s, "rma_agreements")
 		require.GreaterOrEqual(t, n, int64(3), s.Fields.Line())
-		require.Less(t, n, int64(40), "agreements spaced by their cost (140 at gaps of 16): %s", s.Fields.Line())
+		require.Less(t, n, int64(20), "agreements spaced by their cost (39 at gaps of 16): %s", s.Fields.Line())
 		require.Greater(t, rmaStat(t, s, "rma_agree_us"), int64(0), s.Fields.Line())
 	}
 }

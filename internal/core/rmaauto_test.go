@@ -105,27 +105,29 @@ func TestRMAAutoCost(t *testing.T) {
 }
 
 // The agreements' cadence (rmaauto.c: csp_rma_agree_gap): the gap the
-// choice asks, unless agreements would take over a fiftieth of the
-// members' time between them, then as many safe points as keep them to
-// that, at most 4096; without a measurement, the gap.
+// choice asks, unless the agreements of the k windows that agree at the
+// same safe points would take over a fiftieth of the members' time, then
+// as many safe points as keep them to that, at most 4096; without a
+// measurement, the gap.
 func TestRMAAgreeGap(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
-		n             int
+		n, k          int
 		gap, since    uint32
 		elapsed, cost int64 // the members' sums (us)
 		want          int
 	}{
-		{"cheap agreements: the gap", 2, 16, 16, 2 * 16000, 2 * 10, 16},
-		{"1/50 of the time exactly: the gap", 2, 16, 16, 2 * 1600, 2 * 32, 16},
-		{"NWChem: 1.5 ms against 0.7 ms per collective", 4, 8, 8, 4 * 5600, 4 * 1500, 108},
-		{"as long as the collectives: 50 of them", 2, 8, 8, 2 * 8 * 16000, 2 * 16000, 50},
-		{"the members' means, not sums", 4, 2, 2, 4 * 2000, 4 * 2000, 100},
-		{"capped", 2, 16, 1, 2 * 10, 2 * 1000000, 4096},
-		{"no agreement measured yet", 2, 4, 4, 2 * 400, 0, 4},
-		{"no safe point since", 2, 4, 0, 2 * 400, 2 * 1000, 4},
-		{"no time since", 2, 4, 4, 0, 2 * 1000, 4},
+		{"cheap agreements: the gap", 2, 1, 16, 16, 2 * 16000, 2 * 10, 16},
+		{"1/50 of the time exactly: the gap", 2, 1, 16, 16, 2 * 1600, 2 * 32, 16},
+		{"NWChem: 1.5 ms against 0.7 ms per collective", 4, 1, 8, 8, 4 * 5600, 4 * 1500, 108},
+		{"and 3 windows on the communicator", 4, 3, 8, 8, 4 * 5600, 4 * 1500, 322},
+		{"as long as the collectives: 50 of them", 2, 1, 8, 8, 2 * 8 * 16000, 2 * 16000, 50},
+		{"the members' means, not sums", 4, 1, 2, 2, 4 * 2000, 4 * 2000, 100},
+		{"capped", 2, 1, 16, 1, 2 * 10, 2 * 1000000, 4096},
+		{"no agreement measured yet", 2, 1, 4, 4, 2 * 400, 0, 4},
+		{"no safe point since", 2, 1, 4, 0, 2 * 400, 2 * 1000, 4},
+		{"no time since", 2, 1, 4, 4, 0, 2 * 1000, 4},
 	} {
-		assert.Equal(t, tc.want, user.RMAAgreeGap(tc.n, tc.gap, tc.since, tc.elapsed, tc.cost), tc.name)
+		assert.Equal(t, tc.want, user.RMAAgreeGap(tc.n, tc.k, tc.gap, tc.since, tc.elapsed, tc.cost), tc.name)
 	}
 }

@@ -129,11 +129,11 @@ func CurrentRMAStats() RMAStats {
 }
 
 // RMAAgreeGap runs the agreements' cadence (rmaauto.c: csp_rma_agree_gap)
-// for n members: the safe points to the next agreement from the gap the
-// choice asks, the safe points since the last agreement, and the members'
-// sums of the microseconds since it and of their last agreement. For
-// tests.
-func RMAAgreeGap(n int, gap, since uint32, elapsedSum, costSum int64) int {
+// for a window of n members, one of k agreeing at the same safe points:
+// the safe points to the next agreement from the gap the choice asks, the
+// safe points since the last agreement, and the members' sums of the
+// microseconds since it and of what an agreement costs them. For tests.
+func RMAAgreeGap(n, k int, gap, since uint32, elapsedSum, costSum int64) int {
 	tail := [2]C.int64_t{C.int64_t(elapsedSum), C.int64_t(costSum)}
-	return int(C.csp_rma_agree_gap(C.int(n), C.uint32_t(gap), C.uint32_t(since), &tail[0]))
+	return int(C.csp_rma_agree_gap(C.int(n), C.int(k), C.uint32_t(gap), C.uint32_t(since), &tail[0]))
 }

@@ -414,12 +414,13 @@ int csp_rma_auto_choose(int n, const int64_t *v, int direct, double low, double 
  * counts) over the operations; 0 when there were none. Pure. */
 double csp_rma_auto_cost(int n, const int64_t *v);
 /* The safe points (collectives or fences) to the next agreement of an
- * auto window of n members: gap, or more where the agreements would
- * otherwise take over 1/CSP_RMA_AGREE_SHARE of the members' time, at
- * most CSP_RMA_GAP_CAP. since: the safe points since the last one; tail:
- * the members' sums of the microseconds since it and of their last
- * agreement's reduction (rmaauto.c: agree_fill). Pure. */
-int csp_rma_agree_gap(int n, uint32_t gap, uint32_t since, const int64_t *tail);
+ * auto window of n members, one of k that agree at the same safe points
+ * each on its own cadence: gap, or more where the k windows' agreements
+ * would otherwise take over 1/CSP_RMA_AGREE_SHARE of the members' time,
+ * at most CSP_RMA_GAP_CAP. since: the safe points since the window's last
+ * one; tail: the members' sums of the microseconds since it and of what
+ * an agreement costs them (rmaauto.c: agree_fill). Pure. */
+int csp_rma_agree_gap(int n, int k, uint32_t gap, uint32_t since, const int64_t *tail);
 /* What the measured costs of the two paths (cost[0] redirected, cost[1]
  * direct, 0 unknown) make of the share's choice d (csp_rma_auto_choose)
  * on a window now direct or not, held (after a regret) or not: the

@@ -416,17 +416,30 @@ static double agree_cost(void)
     return known >= CSP_RMA_AGREE_KNOWN ? agreed_us(least) : 0;
 }
 
-int csp_rma_agree_gap(int n, uint32_t gap, uint32_t since, const int64_t *tail)
+int csp_rma_agree_gap(int n, int k, uint32_t gap, uint32_t since, const int64_t *tail)
 {
     double elapsed = (double)tail[0] / n, cost = (double)tail[1] / n;
     if (since == 0 || elapsed <= 0 || cost <= 0)
         return (int)gap;
-    double need = CSP_RMA_AGREE_SHARE * cost * since / elapsed;
+    double need = CSP_RMA_AGREE_SHARE * cost * k * since / elapsed;
     if (need > CSP_RMA_GAP_CAP)
         return CSP_RMA_GAP_CAP;
     int least = (int)need; /* rounded up */
     least += least < need;
     return least > (int)gap ? least : (int)gap;
+}
+
+/* coll_siblings: the auto windows that agree at the collectives on w's
+ * communicator, w among them (at least 1). Each keeps its own cadence, so
+ * together they agree that many times as often; every member lists the
+ * same ones (csp_rma_coll). */
+static int coll_siblings(const struct csp_rma_win *w)
+{
+    int k = 0;
+    if (w->ucomm != MPI_COMM_NULL)
+        for (const struct csp_rma_win *v = csp_rma.coll; v; v = v->cnext)
+            k += v->ucomm == w->ucomm && v->auto_;
+    return k > 0 ? k : 1;
 }
 
 /* agree_fill writes this member's part of w's agreement at at into mine
@@ -549,7 +562,7 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         /* The next agreement: after the gap, or the cost's floor. */
         const int64_t *tail = sum + 2 + 4 * (size_t)n;
         uint32_t since = at == CSP_RMA_AT_FENCE ? w->nfence - w->agreed_fence : w->ncoll - w->agreed_coll;
-        uint32_t gap = (uint32_t)csp_rma_agree_gap(n, w->gap, since, tail);
+        uint32_t gap = (uint32_t)csp_rma_agree_gap(n, coll_siblings(w), w->gap, since, tail);
         w->agreed_fence = w->nfence;
         w->agreed_coll = w->ncoll;
         w->agreed_t = csp_prof_now();
