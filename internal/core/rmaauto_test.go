@@ -106,9 +106,9 @@ func TestRMAAutoCost(t *testing.T) {
 
 // The agreements' cadence (rmaauto.c: csp_rma_agree_gap): the gap the
 // choice asks, unless the agreements of the k windows that agree at the
-// same safe points would take over a fiftieth of the members' time, then
-// as many safe points as keep them to that, at most 4096; without a
-// measurement, the gap.
+// same safe points would take over a fiftieth of the members' time and
+// cost at least 200 us each, then as many safe points as keep them to
+// that, at most 4096; without a measurement, the gap.
 func TestRMAAgreeGap(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -118,7 +118,10 @@ func TestRMAAgreeGap(t *testing.T) {
 		want          int
 	}{
 		{"cheap agreements: the gap", 2, 1, 16, 16, 2 * 16000, 2 * 10, 16},
-		{"1/50 of the time exactly: the gap", 2, 1, 16, 16, 2 * 1600, 2 * 32, 16},
+		{"1/50 of the time exactly: the gap", 2, 1, 16, 16, 2 * 16000, 2 * 320, 16},
+		{"1/5 of the time, but 20 us each: the gap", 2, 1, 16, 16, 2 * 1600, 2 * 20, 16},
+		{"199 us each: the gap", 2, 1, 16, 16, 2 * 1600, 2 * 199, 16},
+		{"200 us each: the floor", 2, 1, 16, 16, 2 * 1600, 2 * 200, 100},
 		{"NWChem: 1.5 ms against 0.7 ms per collective", 4, 1, 8, 8, 4 * 5600, 4 * 1500, 108},
 		{"and 3 windows on the communicator", 4, 3, 8, 8, 4 * 5600, 4 * 1500, 322},
 		{"as long as the collectives: 50 of them", 2, 1, 8, 8, 2 * 8 * 16000, 2 * 16000, 50},

@@ -416,8 +416,8 @@ double csp_rma_auto_cost(int n, const int64_t *v);
 /* The safe points (collectives or fences) to the next agreement of an
  * auto window of n members, one of k that agree at the same safe points
  * each on its own cadence: gap, or more where the k windows' agreements
- * would otherwise take over 1/CSP_RMA_AGREE_SHARE of the members' time,
- * at most CSP_RMA_GAP_CAP. since: the safe points since the window's last
+ * cost at least CSP_RMA_AGREE_DEAR_US each and would otherwise take over
+ * 1/CSP_RMA_AGREE_SHARE of the members' time, at most CSP_RMA_GAP_CAP. since: the safe points since the window's last
  * one; tail: the members' sums of the microseconds since it and of what
  * an agreement costs them (rmaauto.c: agree_fill). Pure. */
 int csp_rma_agree_gap(int n, int k, uint32_t gap, uint32_t since, const int64_t *tail);

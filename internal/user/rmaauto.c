@@ -97,6 +97,14 @@
  * most CSP_RMA_GAP_CAP safe points. */
 #define CSP_RMA_AGREE_SHARE 50
 #define CSP_RMA_GAP_CAP 4096
+/* The floor counts safe points at the pace of the period before, and a
+ * phase that changes the pace (a loop of barriers 10 us apart, then
+ * computing 5 ms between them) meets its agreement that much later:
+ * TestRMAAutoCollective's phases of 60 collectives ended before it. So
+ * the floor applies only where an agreement costs at least
+ * CSP_RMA_AGREE_DEAR_US (users sharing cores: 0.4-6 ms; each with a core
+ * of its own, 2-10 us, where the rule's gaps of at most 16 cost little). */
+#define CSP_RMA_AGREE_DEAR_US 200
 /* A tag for MPI_Comm_create_group (collective over the window's group). */
 #define CSP_RMA_COMM_TAG 0x5c51
 
@@ -419,7 +427,7 @@ static double agree_cost(void)
 int csp_rma_agree_gap(int n, int k, uint32_t gap, uint32_t since, const int64_t *tail)
 {
     double elapsed = (double)tail[0] / n, cost = (double)tail[1] / n;
-    if (since == 0 || elapsed <= 0 || cost <= 0)
+    if (since == 0 || elapsed <= 0 || cost < CSP_RMA_AGREE_DEAR_US)
         return (int)gap;
     double need = CSP_RMA_AGREE_SHARE * cost * k * since / elapsed;
     if (need > CSP_RMA_GAP_CAP)
@@ -559,10 +567,16 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         } else if (w->gap < CSP_RMA_GAP_MAX) {
             w->gap *= 2;
         }
-        /* The next agreement: after the gap, or the cost's floor. */
+        /* The next agreement: after the gap, or the cost's floor; but
+         * soon after a switch or a first vote, which the next agreement
+         * confirms or undoes (the floor counts safe points at the old
+         * path's pace: where a target in MPI answers MPICH's epochs only
+         * in time slices, 12-60 us apart on the ghosts and 24 ms on
+         * MPICH's path, a floor of 4096 kept the window there for the
+         * rest of the run). */
         const int64_t *tail = sum + 2 + 4 * (size_t)n;
         uint32_t since = at == CSP_RMA_AT_FENCE ? w->nfence - w->agreed_fence : w->ncoll - w->agreed_coll;
-        uint32_t gap = (uint32_t)csp_rma_agree_gap(n, coll_siblings(w), w->gap, since, tail);
+        uint32_t gap = change || voted ? w->gap : (uint32_t)csp_rma_agree_gap(n, coll_siblings(w), w->gap, since, tail);
         w->agreed_fence = w->nfence;
         w->agreed_coll = w->ncoll;
         w->agreed_t = csp_prof_now();
