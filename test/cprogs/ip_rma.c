@@ -1119,6 +1119,16 @@ static void autoheld(int assert_)
     result("autoheld", got[0] == in && got[1] == in && got[2] == in);
 }
 
+/* own_slot reads slot i of this rank's window w (memory base) under a
+ * shared lock on itself. */
+static long own_slot(MPI_Win w, const long *base, int i)
+{
+    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
+    long v = base[i];
+    MPI_Win_unlock(rank, w);
+    return v;
+}
+
 static void autoregret(int epochs)
 {
     MPI_Win w;
@@ -1133,9 +1143,7 @@ static void autoregret(int epochs)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
-    long got = base[0];
-    MPI_Win_unlock(rank, w);
+    long got = own_slot(w, base, 0);
     printf("value rank=%d autoregret=%ld\n", rank, got);
     MPI_Win_free(&w);
     result("autoregret", got == (rank == 1 ? epochs : 0));
@@ -1153,9 +1161,7 @@ static void autocadence(int iters)
         MPI_Win_unlock(to, w);
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w);
-    long got = base[0];
-    MPI_Win_unlock(rank, w);
+    long got = own_slot(w, base, 0);
     printf("value rank=%d autocadence=%ld\n", rank, got);
     MPI_Win_free(&w);
     result("autocadence", got == iters);
