@@ -199,7 +199,8 @@ struct csp_rma_win {
     uint32_t nfence;   /* MPI_Win_fence calls on the window              */
     uint32_t next_eval;/* the fence of the next agreement (auto)          */
     uint32_t gap;      /* fences (or collectives) between agreements now
-                          (auto), before the cost's floor (agree_gap)     */
+                          (auto), before the cost's floor
+                          (csp_rma_agree_gap)                             */
     uint32_t agreed_fence, agreed_coll; /* nfence and ncoll at the last
                           agreement (auto)                                */
     uint32_t floor_said; /* the gap CSP_VERBOSE=2 last said the cost set  */
@@ -417,9 +418,10 @@ double csp_rma_auto_cost(int n, const int64_t *v);
  * auto window of n members, one of k that agree at the same safe points
  * each on its own cadence: gap, or more where the k windows' agreements
  * cost at least CSP_RMA_AGREE_DEAR_US each and would otherwise take over
- * 1/CSP_RMA_AGREE_SHARE of the members' time, at most CSP_RMA_GAP_CAP. since: the safe points since the window's last
- * one; tail: the members' sums of the microseconds since it and of what
- * an agreement costs them (rmaauto.c: agree_fill). Pure. */
+ * 1/CSP_RMA_AGREE_SHARE of the members' time, at most CSP_RMA_GAP_CAP.
+ * since: the safe points since the window's last one; tail: the members'
+ * sums of the microseconds since it and of what an agreement costs them
+ * (rmaauto.c: agree_fill). Pure. */
 int csp_rma_agree_gap(int n, int k, uint32_t gap, uint32_t since, const int64_t *tail);
 /* What the measured costs of the two paths (cost[0] redirected, cost[1]
  * direct, 0 unknown) make of the share's choice d (csp_rma_auto_choose)
