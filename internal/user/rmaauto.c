@@ -582,12 +582,12 @@ static int agree_apply(struct csp_rma_win *w, enum csp_rma_point at, int au, con
         w->agreed_t = csp_prof_now();
         w->next_eval = w->nfence + gap;
         w->next_coll = w->ncoll + gap;
+        const char *pts = at == CSP_RMA_AT_FENCE ? "fences" : "collectives";
         if (gap > w->gap && gap != w->floor_said && csp_rma.verbose >= 2 && w->rank == 0)
             fprintf(stderr,
                     "casperii: window 0x%x: async_config=auto: the next agreement in %u %s, not %u (an agreement "
                     "took %.0f us; the %s came %.0f us apart)\n",
-                    (unsigned)w->win, gap, at == CSP_RMA_AT_FENCE ? "fences" : "collectives", w->gap,
-                    (double)tail[1] / n, at == CSP_RMA_AT_FENCE ? "fences" : "collectives", (double)tail[0] / n / since);
+                    (unsigned)w->win, gap, pts, w->gap, (double)tail[1] / n, pts, (double)tail[0] / n / since);
         w->floor_said = gap > w->gap ? gap : 0;
         if (!change && held_back && csp_rma.verbose >= 2 && w->rank == 0)
             fprintf(stderr,
