@@ -36,7 +36,11 @@ func TestInflightWindow(t *testing.T) {
 		require.True(t, f.Match("ok=1"), "every exchange's data: %s", f.Line())
 		touch := num(f, "touch_us")
 		require.Greater(t, touch, 1.0, "256 KiB written and read: %s", f.Line())
-		require.Less(t, num(f, "pingpong_us"), touch/4, "the touches are outside the window: %s", f.Line())
+		// A preemption between a post and the wait is in the window: the
+		// fresh-clone CI at 19e7396, with other packages' tests beside,
+		// read 23.58 us against 21.92 of touch once. The time the thread
+		// waited for a core in the ping-pongs bounds what that adds.
+		require.Less(t, num(f, "pingpong_us"), touch/4+num(f, "pingpong_queue_us"), "the touches are outside the window: %s", f.Line())
 		require.GreaterOrEqual(t, num(f, "overlap_us"), 180.0, "200 us of compute between post and wait: %s", f.Line())
 		require.GreaterOrEqual(t, num(f, "poll_us"), 180.0, "4 x 50 us between polls: %s", f.Line())
 		require.Less(t, num(f, "blocking_us"), 20.0, "the compute before a blocking call is not in flight: %s", f.Line())

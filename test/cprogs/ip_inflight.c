@@ -24,14 +24,17 @@
  * Output per rank: "inflight rank=<r> touch_us=<t> pingpong_us=<w>
  * overlap_us=<w> poll_us=<w> blocking_us=<w> sleep_us=<w>
  * overlap_sampled_us=<s> overlap_idle=<i> sleep_sampled_us=<s>
- * sleep_idle=<i> overlap_timed=<t> tiny_timed=<t> tiny_mpi_us=<m> ok=<0|1>",
+ * sleep_idle=<i> overlap_timed=<t> tiny_timed=<t> tiny_mpi_us=<m>
+ * pingpong_queue_us=<q> ok=<0|1>",
  * each t the share of the pattern's waiting calls that were timed, m the
  * (scaled) time in MPI per tiny exchange, each w the window per iteration, touch_us the
  * program's own touch time per iteration, s the sampled windows' length
  * in all (prof.c: every fourth window of 20 us or more has the thread's
  * CPU clock read at its ends) and i the share of it off the CPU less the
  * pattern's share of time waiting for a core (the estimate takes that off
- * too, internal/core/auto.go); ok:
+ * too, internal/core/auto.go), q the ping-pongs' time waiting for a core
+ * per iteration (a preemption between a post and the wait lands in the
+ * window); ok:
  * every exchange's data arrived. The hooks are found with dlsym; without
  * the library, or with the profile off, the program prints "inflight
  * rank=<r> hook=0".
@@ -145,7 +148,7 @@ int main(int argc, char **argv)
         return 0;
     }
     MPI_Request q[2];
-    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], tw[PATTERNS], tt[PATTERNS], qs[PATTERNS];
+    double w[PATTERNS], sw[PATTERNS], sc[PATTERNS], tw[PATTERNS], tt[PATTERNS], qs[PATTERNS], qi[PATTERNS];
     double touch_us = 0;
     double tiny_mpi = 0;
     for (int pat = 0; pat < PATTERNS; pat++) {
@@ -192,7 +195,9 @@ int main(int argc, char **argv)
         samples(&sw[pat], &sc[pat]);
         /* The share of the pattern's time this thread waited for a core
          * (another process on it): off the CPU, but not idle. */
-        qs[pat] = q0 >= 0 ? (queue_us() - q0) / ((MPI_Wtime() - t0) * 1e6) : 0;
+        double q1 = q0 >= 0 ? queue_us() - q0 : 0;
+        qs[pat] = q1 / ((MPI_Wtime() - t0) * 1e6);
+        qi[pat] = q1 / (pat == 5 ? 8 * iters : iters);
         sw[pat] -= sw0;
         sc[pat] -= sc0;
         timed(&tw[pat], &tt[pat]);
@@ -213,9 +218,9 @@ int main(int argc, char **argv)
     printf("inflight rank=%d touch_us=%.2f pingpong_us=%.2f overlap_us=%.2f poll_us=%.2f "
            "blocking_us=%.2f sleep_us=%.2f overlap_sampled_us=%.1f overlap_idle=%.3f "
            "sleep_sampled_us=%.1f sleep_idle=%.3f overlap_timed=%.3f tiny_timed=%.3f tiny_mpi_us=%.3f "
-           "ok=%d\n",
+           "pingpong_queue_us=%.2f ok=%d\n",
            rank, touch_us, w[0], w[1], w[2], w[3], w[4], sw[1], idle[1], sw[4], idle[4],
-           tw[1] > 0 ? tt[1] / tw[1] : -1, tw[5] > 0 ? tt[5] / tw[5] : -1, tiny_mpi, ok);
+           tw[1] > 0 ? tt[1] / tw[1] : -1, tw[5] > 0 ? tt[5] / tw[5] : -1, tiny_mpi, qi[0], ok);
     free(sbuf);
     free(rbuf);
     MPI_Comm_free(&comm);
